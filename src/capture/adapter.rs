@@ -1,0 +1,180 @@
+//! The adapter engine: one declarative file per host (`adapters/<host>.toml`, embedded at build
+//! time) says which events the host sends, how each payload becomes a memory, and how the host
+//! wants context back. The engine here is the same for every host.
+
+use super::template::{self, render};
+use crate::model::{Kind, MemoryType, NewMemory, cut_chars};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+include!(concat!(env!("OUT_DIR"), "/adapters.rs"));
+
+/// The longest title derived from a payload.
+pub const HOOK_TITLE_CHARS: usize = 100;
+
+/// The longest text stored from one event; each placeholder is already cut to
+/// [`template::FIELD_MAX`], this bounds templates with several.
+pub const HOOK_TEXT_MAX: usize = 24 * 1024;
+
+/// How a host takes the session-start context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ContextOutput {
+    /// `{"hookSpecificOutput":{"hookEventName":E,"additionalContext":C}}` (Claude Code, Codex).
+    HookSpecific,
+    /// `{"additional_context":C}` (Cursor).
+    Cursor,
+    /// The block as plain text.
+    Plain,
+}
+
+/// One host's adapter.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adapter {
+    pub host: String,
+    /// Fields that hold the working directory, in order of preference.
+    pub cwd: Vec<String>,
+    /// Fields that hold the session id, in order of preference.
+    pub session: Vec<String>,
+    pub context_output: ContextOutput,
+    pub events: BTreeMap<String, EventSpec>,
+}
+
+/// What to do with one event.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventSpec {
+    /// Print the session-start context block.
+    #[serde(default)]
+    pub context: bool,
+    /// Record a memory of this kind (with `title` and `text`).
+    pub kind: Option<Kind>,
+    #[serde(rename = "type")]
+    pub mtype: Option<MemoryType>,
+    pub title: Option<String>,
+    pub text: Option<String>,
+    /// Field paths holding file paths touched by the event.
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// Queue the session for compression.
+    #[serde(default)]
+    pub queue: bool,
+}
+
+/// The hosts that have an adapter.
+pub fn hosts() -> Vec<&'static str> {
+    ADAPTER_FILES.iter().map(|(h, _)| *h).collect()
+}
+
+/// Parse the adapter of `host`, if there is one.
+pub fn load(host: &str) -> Option<Result<Adapter, String>> {
+    let (_, text) = ADAPTER_FILES.iter().find(|(h, _)| *h == host)?;
+    Some(toml::from_str(text).map_err(|e| format!("adapters/{host}.toml: {e}")))
+}
+
+/// What one event asks for.
+#[derive(Debug, Default)]
+pub struct Capture {
+    pub project: String,
+    pub session_id: Option<String>,
+    pub memory: Option<NewMemory>,
+    pub queue: bool,
+    pub context: bool,
+}
+
+impl Adapter {
+    /// Turn a payload into a capture. Missing fields give less, never an error: a payload that
+    /// yields no text records nothing.
+    pub fn capture(&self, spec: &EventSpec, payload: &Value, now_ms: i64) -> Capture {
+        let cwd = template::first_string(payload, &self.cwd);
+        let project = match &cwd {
+            Some(dir) => crate::project::project_key(Path::new(dir)),
+            None => crate::project::project_key(&crate::config::working_dir()),
+        };
+        let session_id = template::first_string(payload, &self.session);
+        let memory = spec.kind.and_then(|kind| {
+            let text = render(spec.text.as_deref()?, payload);
+            if !text.filled {
+                return None;
+            }
+            let text = clean(&template::cut(text.text.trim(), HOOK_TEXT_MAX));
+            let title = spec.title.as_deref().map(|t| render(t, payload).text).unwrap_or_default();
+            let title = clean(&title);
+            let title = crate::model::title_from_text(&title, HOOK_TITLE_CHARS);
+            let mut files = Vec::new();
+            for path in &spec.files {
+                template::strings_at(payload, path, &mut files);
+            }
+            let mut seen = std::collections::HashSet::new();
+            files.retain(|f| seen.insert(f.clone()));
+            Some(NewMemory {
+                project: project.clone(),
+                kind,
+                mtype: spec.mtype.unwrap_or(MemoryType::Note),
+                title: if title.is_empty() { cut_chars(&text, HOOK_TITLE_CHARS) } else { title },
+                text,
+                tool: self.host.clone(),
+                session_id: session_id.clone(),
+                files,
+                pinned: false,
+                created_at: now_ms,
+            })
+        });
+        Capture {
+            project,
+            queue: spec.queue && session_id.is_some(),
+            session_id,
+            memory,
+            context: spec.context,
+        }
+    }
+
+    /// The host's output for a context block.
+    pub fn context_output(&self, event: &str, block: &str) -> String {
+        match self.context_output {
+            ContextOutput::HookSpecific => serde_json::json!({
+                "hookSpecificOutput": { "hookEventName": event, "additionalContext": block }
+            })
+            .to_string(),
+            ContextOutput::Cursor => serde_json::json!({ "additional_context": block }).to_string(),
+            ContextOutput::Plain => block.to_owned(),
+        }
+    }
+}
+
+/// Text safe to store: no NUL bytes (SQLite's FTS stops at them).
+fn clean(s: &str) -> String {
+    if s.contains('\0') { s.replace('\0', "") } else { s.to_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_adapter_file_parses_and_each_recorded_event_has_title_and_text() {
+        assert!(hosts().contains(&"claude-code") && hosts().contains(&"cursor"));
+        for host in hosts() {
+            let a = load(host).unwrap().unwrap();
+            assert_eq!(a.host, host);
+            for (name, e) in &a.events {
+                assert!(e.kind.is_some() || e.queue || e.context, "{host}.{name} does nothing");
+                if e.kind.is_some() {
+                    assert!(e.title.is_some() && e.text.is_some(), "{host}.{name} lacks title/text");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_text_field_records_nothing() {
+        let a = load("claude-code").unwrap().unwrap();
+        let spec = &a.events["Stop"];
+        let c = a.capture(spec, &serde_json::json!({"session_id": "s", "cwd": "/x/shop"}), 1);
+        assert!(c.memory.is_none() && c.queue);
+        assert_eq!(c.project, "shop");
+    }
+}

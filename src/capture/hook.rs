@@ -1,0 +1,175 @@
+//! `aletheia hook <tool> <event>`: the hot path.
+//!
+//! Runs in the host's critical path, so it does the least it can and never fails the host: it
+//! reads one payload, builds and redacts the record, then stores it (draining any spool first).
+//! Whatever goes wrong, the record goes to the spool and the process exits 0. A watchdog thread
+//! enforces a hard deadline on the whole run: past it, the record is spooled and the process
+//! exits 0 even if SQLite is stuck. If the store commits at the same moment, the spooled copy is
+//! a duplicate the next drain ignores.
+
+use super::adapter::{self, Adapter, Capture};
+use crate::config::Paths;
+use crate::redact::{Redacted, Redactor};
+use crate::spool::{self, SpoolLine, SpoolQueue};
+use crate::store::{OpenOptions, Store, StoreError, enqueue_tx, insert_tx, touch_capture};
+use std::io::Read;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::{Duration, Instant};
+
+/// The default hard deadline for one hook run (`ALETHEIA_HOOK_DEADLINE_MS` overrides).
+pub const DEFAULT_DEADLINE: Duration = Duration::from_millis(1000);
+
+/// The most payload read from stdin; the rest is left unread.
+const MAX_PAYLOAD: u64 = 64 * 1024 * 1024;
+
+const RUNNING: u8 = 0;
+const FINISHED: u8 = 1;
+const TIMED_OUT: u8 = 2;
+
+/// Run the hook. Always returns exit code 0: the host must never see us fail.
+pub fn run(tool: &str, event: &str) -> i32 {
+    let started = Instant::now();
+    let adapter = match adapter::load(tool) {
+        Some(Ok(a)) => a,
+        Some(Err(e)) => {
+            eprintln!("aletheia: {e}");
+            return 0;
+        }
+        None => {
+            eprintln!(
+                "aletheia: unknown tool \"{tool}\" for hook: use one of {}.",
+                adapter::hosts().join(", ")
+            );
+            return 0;
+        }
+    };
+    // Read the payload even for events we ignore, so the host never writes into a closed pipe.
+    let mut raw = Vec::new();
+    let _ = std::io::stdin().lock().take(MAX_PAYLOAD).read_to_end(&mut raw);
+    let Some(spec) = adapter.events.get(event) else { return 0 };
+    let payload = match serde_json::from_str::<serde_json::Value>(&String::from_utf8_lossy(&raw)) {
+        Ok(v @ serde_json::Value::Object(_)) => v,
+        _ => return 0,
+    };
+    let capture = adapter.capture(spec, &payload, crate::time::now_ms());
+    if crate::config::excluded_projects().iter().any(|p| *p == capture.project) {
+        return 0;
+    }
+    let paths = Paths::from_env();
+    let redactor = Redactor::global();
+    let memory = capture.memory.clone().map(|m| Redacted::memory(m, redactor));
+    let mut lines = Vec::new();
+    if let Some(m) = &memory {
+        lines.push(SpoolLine::memory(m));
+    }
+    if capture.queue
+        && let Some(session) = &capture.session_id
+    {
+        lines.push(SpoolLine::Queue {
+            queue: SpoolQueue {
+                project: capture.project.clone(),
+                tool: adapter.host.clone(),
+                session_id: session.clone(),
+            },
+            at: crate::time::now_ms(),
+        });
+    }
+
+    let state = Arc::new(AtomicU8::new(RUNNING));
+    let deadline = started + deadline();
+    start_watchdog(deadline, state.clone(), paths.clone(), lines.clone());
+
+    let outcome = store_and_recall(&paths, &adapter, &capture, memory.as_ref(), redactor, deadline);
+    if state.compare_exchange(RUNNING, FINISHED, Ordering::SeqCst, Ordering::SeqCst).is_err() {
+        // The watchdog took over and is exiting the process.
+        loop {
+            std::thread::park();
+        }
+    }
+    match outcome {
+        Ok(Some(block)) => println!("{}", adapter.context_output(event, &block)),
+        Ok(None) => {}
+        Err(e) => {
+            if !lines.is_empty() {
+                match spool::append(&paths, &lines) {
+                    Ok(p) => eprintln!("aletheia: {e}; spooled to {}", p.display()),
+                    Err(se) => eprintln!("aletheia: {e}; and {se}: this event is lost"),
+                }
+            } else {
+                eprintln!("aletheia: {e}");
+            }
+        }
+    }
+    0
+}
+
+fn deadline() -> Duration {
+    std::env::var("ALETHEIA_HOOK_DEADLINE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(DEFAULT_DEADLINE)
+}
+
+fn start_watchdog(deadline: Instant, state: Arc<AtomicU8>, paths: Paths, lines: Vec<SpoolLine>) {
+    std::thread::spawn(move || {
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            std::thread::park_timeout(deadline - now);
+        }
+        if state.compare_exchange(RUNNING, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+            if !lines.is_empty() {
+                let _ = spool::append(&paths, &lines);
+            }
+            eprintln!("aletheia: the hook hit its deadline; the event was spooled");
+            std::process::exit(0);
+        }
+    });
+}
+
+/// Open the store, drain the spool, write the capture and build the context block if asked.
+fn store_and_recall(
+    paths: &Paths,
+    adapter: &Adapter,
+    capture: &Capture,
+    memory: Option<&Redacted<crate::model::NewMemory>>,
+    redactor: &Redactor,
+    deadline: Instant,
+) -> Result<Option<String>, StoreError> {
+    if memory.is_none() && !capture.queue && !capture.context {
+        return Ok(None);
+    }
+    let mut store = Store::open(paths, OpenOptions::HOOK)?;
+    if !spool::pending_files(paths).is_empty() {
+        // Half the remaining time at most, so the event itself still gets stored.
+        let budget = Instant::now() + deadline.saturating_duration_since(Instant::now()) / 2;
+        if let Err(e) = spool::drain_until(paths, &mut store, redactor, Some(budget)) {
+            eprintln!("aletheia: could not drain the spool yet: {e}");
+        }
+    }
+    if memory.is_some() || capture.queue {
+        store.write(|tx| {
+            if let Some(m) = memory {
+                insert_tx(tx, m, None, false)?;
+            }
+            if capture.queue
+                && let Some(session) = &capture.session_id
+            {
+                enqueue_tx(tx, &capture.project, session, &adapter.host, crate::time::now_ms())?;
+            }
+            touch_capture(tx, &adapter.host, crate::time::now_ms())
+        })?;
+    }
+    if capture.context {
+        let block = crate::recall::context::build(
+            &store,
+            &crate::recall::context::ContextOptions::for_project(&capture.project, &adapter.host),
+        )?;
+        return Ok(Some(block));
+    }
+    Ok(None)
+}

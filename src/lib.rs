@@ -1,0 +1,16 @@
+//! Aletheia: a memory for AI coding agents.
+//!
+//! The library holds everything the `aletheia` binary does, so that the hook, the CLI and the
+//! later servers share one store, one redaction function and one recall path. `main.rs` only
+//! parses arguments and dispatches here.
+
+pub mod capture;
+pub mod cli;
+pub mod config;
+pub mod model;
+pub mod project;
+pub mod recall;
+pub mod redact;
+pub mod spool;
+pub mod store;
+pub mod time;

@@ -1,0 +1,78 @@
+//! The `aletheia` binary: parse arguments, dispatch, map errors to exit codes.
+//!
+//! `hook` is dispatched before clap is even built: it runs on every host event and must stay
+//! minimal; it always exits 0.
+
+use aletheia::cli;
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "aletheia", version, about = "A memory for AI coding agents.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run as a host hook: read one JSON payload on stdin (always exits 0).
+    Hook { tool: String, event: String },
+    /// Store one note.
+    Save(cli::save::SaveArgs),
+    /// Store one memory read from stdin.
+    Capture(cli::capture::CaptureArgs),
+    /// Search memories.
+    Search(cli::search::SearchArgs),
+    /// Print the session-start context block.
+    Context(cli::context::ContextArgs),
+    /// Import memories from JSONL (a file or stdin).
+    Import(cli::import::ImportArgs),
+    /// Export every memory as JSONL to stdout.
+    Export(cli::export::ExportArgs),
+    /// Redact stored rows again with the current rules.
+    Scrub,
+    /// Print stdin as it would be stored, secrets redacted.
+    Redact(cli::redact::RedactArgs),
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("hook") {
+        return match (args.get(2), args.get(3)) {
+            (Some(tool), Some(event)) => ExitCode::from(run_hook(tool, event)),
+            _ => {
+                eprintln!("aletheia: usage: aletheia hook <tool> <event>");
+                ExitCode::SUCCESS
+            }
+        };
+    }
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Hook { tool, event } => return ExitCode::from(run_hook(&tool, &event)),
+        Command::Save(a) => cli::save::run(a),
+        Command::Capture(a) => cli::capture::run(a),
+        Command::Search(a) => cli::search::run(a),
+        Command::Context(a) => cli::context::run(a),
+        Command::Import(a) => cli::import::run(a),
+        Command::Export(a) => cli::export::run(a),
+        Command::Scrub => cli::scrub::run(),
+        Command::Redact(a) => cli::redact::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("aletheia: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The hook never fails the host: a panic is caught and still exits 0.
+fn run_hook(tool: &str, event: &str) -> u8 {
+    let _ = std::panic::catch_unwind(|| aletheia::capture::hook::run(tool, event));
+    0
+}

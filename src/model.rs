@@ -1,0 +1,158 @@
+//! The memory model: kinds, types and the record that every write path builds.
+//!
+//! A `kind` says where a memory came from (a prompt, a tool event, a summary, a note the user
+//! saved); a `type` says what it is about (a decision, a gotcha, ...). Both are closed sets, so
+//! bad input is refused at the edge with the list of valid values.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+macro_rules! closed_set {
+    ($(#[$doc:meta])* $name:ident, $what:literal, [$($variant:ident => $text:literal),+ $(,)?]) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            /// Every value, in the order the documentation lists them.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The stored and printed spelling.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s.trim().to_ascii_lowercase().as_str() {
+                    $($text => Ok($name::$variant),)+
+                    other => Err(format!(
+                        "unknown {} \"{}\": use one of {}.",
+                        $what,
+                        other,
+                        [$($text),+].join(", ")
+                    )),
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+closed_set!(
+    /// Where a memory came from.
+    Kind, "kind", [
+        Prompt => "prompt",
+        Event => "event",
+        Observation => "observation",
+        Summary => "summary",
+        Note => "note",
+    ]
+);
+
+closed_set!(
+    /// What a memory is about.
+    MemoryType, "type", [
+        Decision => "decision",
+        Gotcha => "gotcha",
+        Bugfix => "bugfix",
+        Feature => "feature",
+        Refactor => "refactor",
+        Change => "change",
+        Discovery => "discovery",
+        Note => "note",
+    ]
+);
+
+/// A memory about to be written. Every write path builds one of these and hands it to the
+/// store, which redacts it (see [`crate::redact::Redacted`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewMemory {
+    pub project: String,
+    pub kind: Kind,
+    #[serde(rename = "type")]
+    pub mtype: MemoryType,
+    pub title: String,
+    pub text: String,
+    pub tool: String,
+    pub session_id: Option<String>,
+    pub files: Vec<String>,
+    pub pinned: bool,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+/// A stored memory as read back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Memory {
+    pub id: i64,
+    pub uid: String,
+    pub project: String,
+    pub kind: Kind,
+    #[serde(rename = "type")]
+    pub mtype: MemoryType,
+    pub title: String,
+    pub text: String,
+    pub tool: String,
+    pub session_id: Option<String>,
+    pub files: Vec<String>,
+    pub pinned: bool,
+    pub dismissed: bool,
+    pub created_at: i64,
+}
+
+/// The longest title kept; longer titles are cut at a character boundary.
+pub const TITLE_MAX_CHARS: usize = 400;
+
+/// A title from free text: its first non-empty line, cut to `max` characters.
+pub fn title_from_text(text: &str, max: usize) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    cut_chars(line, max)
+}
+
+/// `s` cut to at most `max` characters, with `…` when something was cut.
+pub fn cut_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_owned(),
+        Some((idx, _)) => {
+            let mut out = s[..idx].trim_end().to_owned();
+            out.push('…');
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_and_types_round_trip_and_refuse_unknown_values() {
+        for k in Kind::ALL {
+            assert_eq!(k.as_str().parse::<Kind>().unwrap(), *k);
+        }
+        for t in MemoryType::ALL {
+            assert_eq!(t.as_str().parse::<MemoryType>().unwrap(), *t);
+        }
+        let err = "idea".parse::<MemoryType>().unwrap_err();
+        assert!(err.contains("decision, gotcha"), "{err}");
+        assert_eq!(" Decision ".parse::<MemoryType>().unwrap(), MemoryType::Decision);
+    }
+
+    #[test]
+    fn titles_take_the_first_line_and_cut_long_ones() {
+        assert_eq!(title_from_text("\n  first line \nsecond", 100), "first line");
+        assert_eq!(title_from_text("abcdef", 3), "abc…");
+        assert_eq!(cut_chars("ééé", 2), "éé…");
+        assert_eq!(cut_chars("abc", 3), "abc");
+    }
+}

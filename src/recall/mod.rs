@@ -1,0 +1,7 @@
+//! Recall: what the next session gets back. Search, the session-start context block, and the
+//! wrapper that marks recalled text as data. The CLI, the hook and the MCP tools all call these
+//! functions, so none of them knows about a transport.
+
+pub mod context;
+pub mod search;
+pub mod wrap;

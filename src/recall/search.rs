@@ -1,0 +1,293 @@
+//! Search: keyword search over the store, ranked.
+//!
+//! Users type anything: quotes, `AND`, `NEAR`, unbalanced parentheses. The sanitiser keeps only
+//! the words and quotes each one, so FTS5 syntax never errors and never changes the meaning;
+//! `raw` passes the text to FTS5 untouched for those who ask. Very common words are dropped from
+//! the match (they would make the OR scan most of a large store) but count nowhere else.
+//! Ranking: BM25 with the title weighted above the text, then adjusted for recency, pinning and
+//! type over a pool of the best BM25 candidates.
+
+use crate::model::{Kind, Memory, MemoryType};
+use crate::store::{COLUMNS, Store, StoreError, from_row};
+use rusqlite::types::Value as SqlValue;
+
+/// Order of results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    #[default]
+    Relevance,
+    DateDesc,
+    DateAsc,
+}
+
+impl std::str::FromStr for Order {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Order, String> {
+        match s {
+            "relevance" => Ok(Order::Relevance),
+            "date_desc" => Ok(Order::DateDesc),
+            "date_asc" => Ok(Order::DateAsc),
+            other => Err(format!("unknown order \"{other}\": use relevance, date_desc or date_asc.")),
+        }
+    }
+}
+
+/// A search request. Times are epoch milliseconds, `until` exclusive.
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    pub query: Option<String>,
+    pub file: Option<String>,
+    pub file_suffix: bool,
+    pub project: Option<String>,
+    pub mtype: Option<MemoryType>,
+    pub kind: Option<Kind>,
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    pub limit: usize,
+    pub offset: usize,
+    pub order: Order,
+    /// Pass the query to FTS5 as written.
+    pub raw: bool,
+}
+
+/// One hit.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Hit {
+    #[serde(flatten)]
+    pub memory: Memory,
+    pub score: f64,
+}
+
+/// The result: hits, or why there are none.
+#[derive(Debug, Clone)]
+pub struct SearchResult {
+    pub hits: Vec<Hit>,
+    /// Set when `hits` is empty.
+    pub reason: Option<String>,
+}
+
+/// Words too common to be worth matching on.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
+    "had", "has", "have", "he", "her", "his", "how", "i", "in", "is", "it", "its", "me", "my", "of",
+    "on", "or", "our", "she", "so", "that", "the", "their", "them", "they", "this", "to", "was",
+    "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your",
+];
+
+/// The words of a query, lowercased, without stopwords (unless nothing else is left).
+pub fn query_terms(q: &str) -> Vec<String> {
+    let words: Vec<String> = q
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let content: Vec<String> =
+        words.iter().filter(|w| !STOPWORDS.contains(&w.as_str())).cloned().collect();
+    let mut out = if content.is_empty() { words } else { content };
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|w| seen.insert(w.clone()));
+    out
+}
+
+/// An FTS5 MATCH expression for any user text: each word quoted, joined with OR. `None` when the
+/// text has no words.
+pub fn fts_expression(q: &str) -> Option<String> {
+    let terms = query_terms(q);
+    if terms.is_empty() {
+        return None;
+    }
+    Some(terms.iter().map(|t| format!("\"{}\"", t.replace('"', ""))).collect::<Vec<_>>().join(" OR "))
+}
+
+/// How many BM25 candidates the relevance ranking looks at.
+const POOL: usize = 200;
+
+/// Run a search.
+pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError> {
+    let limit = q.limit.clamp(1, 100);
+    let mut filters = String::from(" AND m.dismissed = 0");
+    let mut args: Vec<SqlValue> = Vec::new();
+    let mut push = |sql: &str, v: SqlValue, filters: &mut String| {
+        args.push(v);
+        filters.push_str(&sql.replace('?', &format!("?{}", args.len())));
+    };
+    if let Some(p) = &q.project {
+        push(" AND m.project = ?", SqlValue::Text(p.clone()), &mut filters);
+    }
+    if let Some(t) = q.mtype {
+        push(" AND m.type = ?", SqlValue::Text(t.as_str().into()), &mut filters);
+    }
+    if let Some(k) = q.kind {
+        push(" AND m.kind = ?", SqlValue::Text(k.as_str().into()), &mut filters);
+    }
+    if let Some(s) = q.since {
+        push(" AND m.created_at >= ?", SqlValue::Integer(s), &mut filters);
+    }
+    if let Some(u) = q.until {
+        push(" AND m.created_at < ?", SqlValue::Integer(u), &mut filters);
+    }
+    let order_sql = match q.order {
+        Order::DateAsc => "m.created_at ASC, m.id ASC",
+        _ => "m.created_at DESC, m.id DESC",
+    };
+
+    let mut hits: Vec<Hit> = if let Some(file) = q.file.as_deref().filter(|f| !f.is_empty()) {
+        let cond = if q.file_suffix {
+            args.push(SqlValue::Text(format!("%{}", like_escape(file))));
+            format!("f.path LIKE ?{} ESCAPE '\\'", args.len())
+        } else {
+            args.push(SqlValue::Text(file.to_owned()));
+            format!("f.path = ?{}", args.len())
+        };
+        let sql = format!(
+            "SELECT {cols} FROM memories m WHERE m.id IN (SELECT f.memory_id FROM memory_files f WHERE {cond}) {filters}
+             ORDER BY {order_sql} LIMIT {lim} OFFSET {off}",
+            cols = prefixed_columns(),
+            lim = limit,
+            off = q.offset,
+        );
+        rows(store, &sql, &args)?.into_iter().map(|m| Hit { memory: m, score: 0.0 }).collect()
+    } else {
+        let expr = match q.query.as_deref() {
+            Some(text) if q.raw => Some(text.to_owned()),
+            Some(text) => fts_expression(text),
+            None => None,
+        };
+        let Some(expr) = expr else {
+            return Ok(SearchResult { hits: vec![], reason: Some("the query has no words to search for.".into()) });
+        };
+        args.push(SqlValue::Text(expr));
+        let match_arg = args.len();
+        let pool = if q.order == Order::Relevance { POOL.max(limit + q.offset) } else { limit + q.offset };
+        let sql = format!(
+            "SELECT {cols}, bm25(memories_fts, 4.0, 1.0) AS rank FROM memories_fts
+             JOIN memories m ON m.id = memories_fts.rowid
+             WHERE memories_fts MATCH ?{match_arg} {filters}
+             ORDER BY {ord} LIMIT {pool}",
+            cols = prefixed_columns(),
+            ord = if q.order == Order::Relevance { "rank".to_owned() } else { order_sql.to_owned() },
+        );
+        let mut stmt = store.conn().prepare(&sql).map_err(|e| store.err(e))?;
+        let found = stmt
+            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                Ok(Hit { memory: from_row(r)?, score: -r.get::<_, f64>(13)? })
+            })
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>());
+        let mut found = match found {
+            Ok(f) => f,
+            Err(e) if q.raw => {
+                return Ok(SearchResult { hits: vec![], reason: Some(format!("the raw FTS query failed: {e}.")) });
+            }
+            Err(e) => return Err(store.err(e)),
+        };
+        if q.order == Order::Relevance {
+            let newest = found.iter().map(|h| h.memory.created_at).max().unwrap_or(0);
+            for h in &mut found {
+                h.score = adjusted_score(h, newest);
+            }
+            found.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.memory.id.cmp(&a.memory.id)));
+        }
+        found.into_iter().skip(q.offset).take(limit).collect()
+    };
+    hits.truncate(limit);
+    let reason = if hits.is_empty() { Some(no_match_reason(store, q)?) } else { None };
+    Ok(SearchResult { hits, reason })
+}
+
+/// BM25 adjusted for what a coding agent needs back: pinned memories and decisions first,
+/// fresher before staler, raw tool events below what people said.
+fn adjusted_score(h: &Hit, newest: i64) -> f64 {
+    let m = &h.memory;
+    let age_days = (newest - m.created_at).max(0) as f64 / 86_400_000.0;
+    let recency = 1.0 + 0.25 / (1.0 + age_days / 30.0);
+    let pinned = if m.pinned { 1.5 } else { 1.0 };
+    let mtype = match m.mtype {
+        MemoryType::Decision | MemoryType::Gotcha => 1.2,
+        MemoryType::Bugfix | MemoryType::Discovery => 1.1,
+        _ => 1.0,
+    };
+    let kind = match m.kind {
+        Kind::Event => 0.85,
+        _ => 1.0,
+    };
+    h.score * recency * pinned * mtype * kind
+}
+
+fn prefixed_columns() -> String {
+    COLUMNS.split(", ").map(|c| format!("m.{}", c.trim())).collect::<Vec<_>>().join(", ")
+}
+
+fn like_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+}
+
+fn rows(store: &Store, sql: &str, args: &[SqlValue]) -> Result<Vec<Memory>, StoreError> {
+    let mut stmt = store.conn().prepare(sql).map_err(|e| store.err(e))?;
+    let rows = stmt
+        .query_map(rusqlite::params_from_iter(args.iter()), from_row)
+        .map_err(|e| store.err(e))?;
+    rows.collect::<Result<_, _>>().map_err(|e| store.err(e))
+}
+
+/// Why a search found nothing, in words a user can act on.
+fn no_match_reason(store: &Store, q: &SearchQuery) -> Result<String, StoreError> {
+    let count = |sql: &str, p: &str| -> Result<i64, StoreError> {
+        store.conn().query_row(sql, [p], |r| r.get(0)).map_err(|e| store.err(e))
+    };
+    if let Some(p) = &q.project
+        && count("SELECT count(*) FROM memories WHERE project = ?1 AND dismissed = 0", p)? == 0
+    {
+        return Ok(format!("no memories in project \"{p}\"."));
+    }
+    if store.count()? == 0 {
+        return Ok("the store is empty.".into());
+    }
+    let filtered = q.mtype.is_some() || q.kind.is_some() || q.since.is_some() || q.until.is_some();
+    Ok(match (&q.file, filtered) {
+        (Some(f), _) => format!("no memory touches the file \"{f}\"."),
+        (None, true) => "nothing matches these words with these filters.".into(),
+        (None, false) => "nothing matches these words.".into(),
+    })
+}
+
+/// The index line of a hit: `#ID DATE [type] title (project, tool[, pinned])`.
+pub fn hit_line(m: &Memory) -> String {
+    let title = super::wrap::neutralise(&m.title.replace('\n', " "));
+    format!(
+        "#{} {} [{}] {} ({}, {}{})",
+        m.id,
+        crate::time::date(m.created_at),
+        m.mtype,
+        title,
+        m.project,
+        m.tool,
+        if m.pinned { ", pinned" } else { "" }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn the_sanitiser_keeps_words_only() {
+        assert_eq!(fts_expression("pnpm AND (npm").unwrap(), "\"pnpm\" OR \"npm\"");
+        assert_eq!(fts_expression("\"NEAR(a b)\" *").unwrap(), "\"near\" OR \"b\"");
+        assert_eq!(fts_expression("the"), Some("\"the\"".into()));
+        assert_eq!(fts_expression("()*\"^-"), None);
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_gives_a_valid_fts_query(q in any::<String>()) {
+            let conn = rusqlite::Connection::open_in_memory().unwrap();
+            conn.execute_batch("CREATE VIRTUAL TABLE t USING fts5(x); INSERT INTO t VALUES ('hello world');").unwrap();
+            if let Some(expr) = fts_expression(&q) {
+                let r: rusqlite::Result<i64> =
+                    conn.query_row("SELECT count(*) FROM t WHERE t MATCH ?1", [expr], |r| r.get(0));
+                prop_assert!(r.is_ok(), "{:?}", r);
+            }
+        }
+    }
+}

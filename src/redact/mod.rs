@@ -1,0 +1,276 @@
+//! The one redaction function.
+//!
+//! Every write path (hook, spool, save, capture, import, scrub, and later MCP and REST) goes
+//! through [`Redactor::redact`]. The store only accepts [`Redacted`] values, so a write that
+//! skipped redaction does not compile.
+//!
+//! Redaction sits on the hook's hot path, and compiling a few dozen regexes would cost more than
+//! the whole insert. Each rule therefore names cheap keywords, like gitleaks does: a rule's regex
+//! is compiled (once per process) and run only when one of its keywords occurs in the text.
+
+mod builtin;
+mod user_rules;
+
+pub use builtin::{BUILTIN_RULES, BuiltinRule};
+pub use user_rules::{RuleFileError, UserRule, check_rules, load_rule_file};
+
+use crate::model::NewMemory;
+use regex::Regex;
+use std::borrow::Cow;
+use std::sync::{LazyLock, OnceLock};
+
+/// Builtin rules with their compiled regexes, compiled on first need.
+static COMPILED: LazyLock<Vec<OnceLock<Regex>>> =
+    LazyLock::new(|| BUILTIN_RULES.iter().map(|_| OnceLock::new()).collect());
+
+/// The redactor the process uses: builtin rules plus the user's rule file, if
+/// `ALETHEIA_REDACT_RULES` names one. A bad file is reported once on stderr and ignored here;
+/// `aletheia redact` refuses to run with it, so the user sees the error where they can fix it.
+static GLOBAL: LazyLock<Redactor> = LazyLock::new(|| match Redactor::from_env() {
+    Ok(r) => r,
+    Err(e) => {
+        eprintln!("aletheia: {e} (using the built-in rules only)");
+        Redactor::builtin()
+    }
+});
+
+/// Builtin rules plus optional user rules.
+pub struct Redactor {
+    user: Vec<UserRule>,
+}
+
+impl Redactor {
+    /// Only the builtin rules.
+    pub fn builtin() -> Redactor {
+        Redactor { user: Vec::new() }
+    }
+
+    /// Builtin rules plus the given user rules.
+    pub fn with_user_rules(user: Vec<UserRule>) -> Redactor {
+        Redactor { user }
+    }
+
+    /// The loaded user rules.
+    pub fn user_rules(&self) -> &[UserRule] {
+        &self.user
+    }
+
+    /// Builtin rules plus the file named by `ALETHEIA_REDACT_RULES`, if any.
+    pub fn from_env() -> Result<Redactor, RuleFileError> {
+        match std::env::var_os("ALETHEIA_REDACT_RULES") {
+            Some(p) if !p.is_empty() => Ok(Redactor {
+                user: load_rule_file(std::path::Path::new(&p))?,
+            }),
+            _ => Ok(Redactor::builtin()),
+        }
+    }
+
+    /// The process-wide redactor.
+    pub fn global() -> &'static Redactor {
+        &GLOBAL
+    }
+
+    /// Redact `text`: private blocks, known secret shapes, then credentials in URLs, headers and
+    /// assignments. Redacting redacted text changes nothing.
+    pub fn redact(&self, text: &str) -> String {
+        let lower = text.to_ascii_lowercase();
+        let mut out: Cow<'_, str> = Cow::Borrowed(text);
+        for (i, rule) in BUILTIN_RULES.iter().enumerate() {
+            if !rule.keywords.is_empty() && !rule.keywords.iter().any(|k| lower.contains(k)) {
+                continue;
+            }
+            let re = COMPILED[i].get_or_init(|| rule.regex());
+            if let Cow::Owned(s) = replace_secrets(re, &out, rule.marker, None, None) {
+                out = Cow::Owned(s);
+            }
+        }
+        for rule in &self.user {
+            if !rule.keywords.is_empty() && !rule.keywords.iter().any(|k| lower.contains(k.as_str()))
+            {
+                continue;
+            }
+            let Some(re) = rule.compiled() else { continue };
+            if let Cow::Owned(s) = replace_secrets(re, &out, &rule.marker, rule.secret_group, rule.entropy) {
+                out = Cow::Owned(s);
+            }
+        }
+        out.into_owned()
+    }
+}
+
+/// Values that are already markers, or that name a secret rather than hold one (a shell
+/// variable, a placeholder): replacing them would only hide useful text.
+fn is_placeholder(value: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "[redacted", "[private]", "$", "<", "%", "{{", "process.env", "os.environ", "env(",
+        "env.", "getenv",
+    ];
+    PREFIXES.iter().any(|p| value.starts_with(p))
+}
+
+/// Replace every match's secret (group `group`, else the group named `secret`, else the whole
+/// match) with the marker. Returns `Cow::Borrowed` when nothing changed.
+fn replace_secrets<'t>(
+    re: &Regex,
+    text: &'t str,
+    marker: &str,
+    group: Option<usize>,
+    min_entropy: Option<f64>,
+) -> Cow<'t, str> {
+    let mut out = String::new();
+    let mut last = 0;
+    for caps in re.captures_iter(text) {
+        let whole = caps.get(0).expect("group 0 always matches");
+        let group_match = match group {
+            Some(i) => caps.get(i),
+            None => caps.name("secret"),
+        };
+        let secret = group_match.unwrap_or(whole);
+        let value = secret.as_str();
+        // A value after a name may be a marker or a placeholder; a whole-shape match never is.
+        if group_match.is_some() && is_placeholder(value) {
+            continue;
+        }
+        if let Some(min) = min_entropy
+            && shannon_entropy(value) < min
+        {
+            continue;
+        }
+        out.push_str(&text[last..secret.start()]);
+        out.push_str(marker);
+        last = secret.end();
+    }
+    if last == 0 && out.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
+}
+
+/// Shannon entropy in bits per character, as gitleaks uses it to skip low-entropy matches.
+fn shannon_entropy(s: &str) -> f64 {
+    if s.is_empty() {
+        return 0.0;
+    }
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[b as usize] += 1;
+    }
+    let n = s.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// A value that went through redaction. The store writes only these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redacted<T>(T);
+
+impl Redacted<NewMemory> {
+    /// Redact a memory's title, text and file paths.
+    pub fn memory(mut m: NewMemory, r: &Redactor) -> Redacted<NewMemory> {
+        m.title = r.redact(&m.title);
+        m.text = r.redact(&m.text);
+        for f in &mut m.files {
+            *f = r.redact(f);
+        }
+        Redacted(m)
+    }
+}
+
+impl<T> Redacted<T> {
+    /// The redacted value.
+    pub fn get(&self) -> &T {
+        &self.0
+    }
+
+    /// Unwrap the redacted value.
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn every_builtin_rule_catches_its_positives_and_spares_its_negatives() {
+        let r = Redactor::builtin();
+        for rule in BUILTIN_RULES {
+            assert!(!rule.positives.is_empty(), "{} has no positive example", rule.name);
+            assert!(!rule.negatives.is_empty(), "{} has no negative example", rule.name);
+            for (input, expected) in rule.positives {
+                assert_eq!(&r.redact(input), expected, "rule {} on {input:?}", rule.name);
+            }
+            for input in rule.negatives {
+                assert_eq!(&r.redact(input), input, "rule {} changed {input:?}", rule.name);
+            }
+        }
+    }
+
+    #[test]
+    fn every_builtin_regex_compiles() {
+        for rule in BUILTIN_RULES {
+            let _ = rule.regex();
+        }
+    }
+
+    #[test]
+    fn the_seed_example_redacts_key_and_private_block() {
+        let r = Redactor::builtin();
+        let input = "Deploy to staging with token sk-abcdefghijklmnopqrstuvwx1234 and \
+                     <private>customer list: Acme</private> then run the tests";
+        assert_eq!(
+            r.redact(input),
+            "Deploy to staging with token [redacted:api-key] and [private] then run the tests"
+        );
+    }
+
+    #[test]
+    fn ordinary_coding_text_comes_back_unchanged() {
+        let r = Redactor::builtin();
+        for text in [
+            "commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+            "id 123e4567-e89b-12d3-a456-426614174000",
+            "integrity sha512-Q5nvJmYmbFP4Ld2DiNAIiB6sxYz0FSY2zK+0aX0yXlV4XG8eJrfnZq2ZKDIbYvQUa0xOn4ko2+6Q7HmA2A9ZrQ==",
+            "see https://docs.rs/regex/latest/regex/ and http://localhost:8080/health",
+            "max_tokens = 4096 and token_count: 12",
+            "the task-runner-for-the-whole-repository-tree is fine",
+        ] {
+            assert_eq!(r.redact(text), text);
+        }
+    }
+
+    #[test]
+    fn entropy_of_uniform_text() {
+        assert_eq!(shannon_entropy("aaaa"), 0.0);
+        assert!((shannon_entropy("abcd") - 2.0).abs() < 1e-9);
+    }
+
+    proptest! {
+        #[test]
+        fn redaction_is_idempotent(s in ".{0,200}") {
+            let r = Redactor::builtin();
+            let once = r.redact(&s);
+            prop_assert_eq!(r.redact(&once), once.clone());
+        }
+
+        #[test]
+        fn redaction_is_idempotent_on_secret_like_text(
+            prefix in "[a-z ]{0,20}",
+            key in "(sk-|ghp_|AKIA|xoxb-|password=|Bearer )[A-Za-z0-9]{10,40}",
+            suffix in "[a-z ]{0,20}",
+        ) {
+            let r = Redactor::builtin();
+            let once = r.redact(&format!("{prefix}{key}{suffix}"));
+            prop_assert_eq!(r.redact(&once), once.clone());
+        }
+    }
+}

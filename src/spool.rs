@@ -1,0 +1,314 @@
+//! The fail-open spool: where a hook puts what it could not store, and how the next run brings
+//! it back.
+//!
+//! Lines are JSON, one event each, already redacted, appended under an exclusive file lock so
+//! concurrent hooks never interleave. Draining takes the same lock, stores every line in one
+//! transaction and only then empties the file: a crash before the commit leaves the spool as it
+//! was, a crash after it replays lines the store's content-hash dedupe ignores. A line that does
+//! not parse is moved to `rejected-<time>.jsonl` beside the spool, never dropped.
+
+use crate::config::Paths;
+use crate::model::{Kind, MemoryType, NewMemory};
+use crate::redact::{Redacted, Redactor};
+use crate::store::{Store, StoreError, enqueue_tx, insert_tx, touch_capture};
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// One spooled event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum SpoolLine {
+    /// A memory to store.
+    Memory { memory: SpoolMemory, at: i64 },
+    /// A session to queue for compression.
+    Queue { queue: SpoolQueue, at: i64 },
+}
+
+/// A memory as spooled (the field names other Aletheia versions write too).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpoolMemory {
+    pub project: String,
+    pub tool: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    pub kind: Kind,
+    #[serde(rename = "type")]
+    pub mtype: MemoryType,
+    pub title: String,
+    pub narrative: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
+}
+
+/// A queued session as spooled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpoolQueue {
+    pub project: String,
+    pub tool: String,
+    pub session_id: String,
+}
+
+impl SpoolLine {
+    /// The spool line for a redacted memory.
+    pub fn memory(m: &Redacted<NewMemory>) -> SpoolLine {
+        let m = m.get();
+        SpoolLine::Memory {
+            memory: SpoolMemory {
+                project: m.project.clone(),
+                tool: m.tool.clone(),
+                session_id: m.session_id.clone(),
+                kind: m.kind,
+                mtype: m.mtype,
+                title: m.title.clone(),
+                narrative: m.text.clone(),
+                files: m.files.clone(),
+                pinned: m.pinned,
+            },
+            at: m.created_at,
+        }
+    }
+}
+
+/// Why spooling failed (both the data directory and the temporary directory refused).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the spool {path}: {source}")]
+pub struct SpoolError {
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
+/// Append lines to the spool in the data directory, or, when that cannot be written, to the
+/// per-user spool in the temporary directory. Returns the file written.
+pub fn append(paths: &Paths, lines: &[SpoolLine]) -> Result<PathBuf, SpoolError> {
+    let mut buf = Vec::new();
+    for line in lines {
+        serde_json::to_writer(&mut buf, line).expect("spool lines always serialize");
+        buf.push(b'\n');
+    }
+    match append_to(&paths.spool, &buf) {
+        Ok(()) => Ok(paths.spool.clone()),
+        Err(first) => {
+            append_to(&paths.fallback_spool, &buf).map_err(|_| first)?;
+            Ok(paths.fallback_spool.clone())
+        }
+    }
+}
+
+fn append_to(path: &Path, buf: &[u8]) -> Result<(), SpoolError> {
+    let err = |source| SpoolError { path: path.to_owned(), source };
+    if let Some(dir) = path.parent() {
+        create_private_dir(dir).map_err(err)?;
+    }
+    let mut f = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(err)?;
+    f.lock().map_err(err)?;
+    // A crash mid-append can leave a last line without its newline; start on a fresh line so the
+    // new event is not glued to it (the broken line is rejected on drain, this one survives).
+    let len = f.metadata().map_err(err)?.len();
+    let mut out = Vec::with_capacity(buf.len() + 1);
+    if len > 0 {
+        let mut last = [0u8; 1];
+        f.seek(SeekFrom::Start(len - 1)).map_err(err)?;
+        f.read_exact(&mut last).map_err(err)?;
+        if last[0] != b'\n' {
+            out.push(b'\n');
+        }
+    }
+    out.extend_from_slice(buf);
+    f.write_all(&out).and_then(|_| f.sync_data()).map_err(err)
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
+/// The spool files that exist and hold something, main first.
+pub fn pending_files(paths: &Paths) -> Vec<PathBuf> {
+    [&paths.spool, &paths.fallback_spool]
+        .into_iter()
+        .filter(|p| std::fs::metadata(p).map(|m| m.len() > 0).unwrap_or(false))
+        .cloned()
+        .collect()
+}
+
+/// What a drain did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct DrainReport {
+    /// Lines stored as new memories or queue entries.
+    pub stored: usize,
+    /// Lines whose memory was already stored.
+    pub duplicates: usize,
+    /// Lines moved to a rejected file.
+    pub rejected: usize,
+}
+
+/// Why a drain failed. The spool is left as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum DrainError {
+    #[error(transparent)]
+    Spool(#[from] SpoolError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Store everything spooled, then empty the spool files.
+pub fn drain(paths: &Paths, store: &mut Store, redactor: &Redactor) -> Result<DrainReport, DrainError> {
+    drain_until(paths, store, redactor, None)
+}
+
+/// Lines stored per transaction while draining.
+const DRAIN_CHUNK: usize = 500;
+
+/// Like [`drain`], but stops between chunks once `budget` has passed (the hook has a deadline).
+/// A file that was not finished is left whole: the next drain stores its lines again and the
+/// store's dedupe skips those already in, so each drain gets further.
+pub fn drain_until(
+    paths: &Paths,
+    store: &mut Store,
+    redactor: &Redactor,
+    budget: Option<std::time::Instant>,
+) -> Result<DrainReport, DrainError> {
+    let mut report = DrainReport::default();
+    for path in pending_files(paths) {
+        if !drain_file(&path, store, redactor, budget, &mut report)? {
+            break;
+        }
+    }
+    Ok(report)
+}
+
+/// Drain one file; false when the budget ran out first.
+fn drain_file(
+    path: &Path,
+    store: &mut Store,
+    redactor: &Redactor,
+    budget: Option<std::time::Instant>,
+    report: &mut DrainReport,
+) -> Result<bool, DrainError> {
+    let err = |source| SpoolError { path: path.to_owned(), source };
+    let mut f = OpenOptions::new().read(true).write(true).open(path).map_err(err)?;
+    f.lock().map_err(err)?;
+    let mut raw = Vec::new();
+    f.read_to_end(&mut raw).map_err(err)?;
+    let mut good = Vec::new();
+    let mut bad: Vec<&[u8]> = Vec::new();
+    for line in raw.split(|&b| b == b'\n').filter(|l| !l.iter().all(u8::is_ascii_whitespace)) {
+        match serde_json::from_slice::<SpoolLine>(line) {
+            Ok(parsed) => good.push(parsed),
+            Err(_) => bad.push(line),
+        }
+    }
+    for (i, chunk) in good.chunks(DRAIN_CHUNK).enumerate() {
+        if i > 0 && budget.is_some_and(|b| std::time::Instant::now() >= b) {
+            return Ok(false);
+        }
+        let (stored, duplicates) = store.write(|tx| store_lines(tx, chunk, redactor))?;
+        report.stored += stored;
+        report.duplicates += duplicates;
+    }
+    if !bad.is_empty() {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let rejected = dir.join(format!("rejected-{}.jsonl", crate::time::now_ms()));
+        let rerr = |source| SpoolError { path: rejected.clone(), source };
+        let mut out = OpenOptions::new().append(true).create(true).open(&rejected).map_err(rerr)?;
+        let mut buf = Vec::new();
+        for line in &bad {
+            buf.extend_from_slice(line);
+            buf.push(b'\n');
+        }
+        out.write_all(&buf).and_then(|_| out.sync_data()).map_err(rerr)?;
+        report.rejected += bad.len();
+    }
+    f.set_len(0).and_then(|_| f.sync_all()).map_err(err)?;
+    Ok(true)
+}
+
+/// Store parsed spool lines in one transaction; returns (stored, duplicates).
+fn store_lines(
+    tx: &rusqlite::Transaction<'_>,
+    lines: &[SpoolLine],
+    redactor: &Redactor,
+) -> rusqlite::Result<(usize, usize)> {
+    let (mut stored, mut dups) = (0, 0);
+    for line in lines {
+        match line {
+            SpoolLine::Memory { memory, at } => {
+                let m = Redacted::memory(
+                    NewMemory {
+                        project: memory.project.clone(),
+                        kind: memory.kind,
+                        mtype: memory.mtype,
+                        title: memory.title.clone(),
+                        text: memory.narrative.clone(),
+                        tool: memory.tool.clone(),
+                        session_id: memory.session_id.clone(),
+                        files: memory.files.clone(),
+                        pinned: memory.pinned,
+                        created_at: *at,
+                    },
+                    redactor,
+                );
+                if insert_tx(tx, &m, None, false)?.new {
+                    stored += 1;
+                } else {
+                    dups += 1;
+                }
+                touch_capture(tx, &memory.tool, *at)?;
+            }
+            SpoolLine::Queue { queue, at } => {
+                enqueue_tx(tx, &queue.project, &queue.session_id, &queue.tool, *at)?;
+                stored += 1;
+            }
+        }
+    }
+    Ok((stored, dups))
+}
+
+/// The rejected files beside the spools, oldest first.
+pub fn rejected_files(paths: &Paths) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in [paths.spool_dir(), paths.fallback_spool.parent().unwrap_or(Path::new("/"))] {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with("rejected-") && name.ends_with(".jsonl") {
+                    out.push(e.path());
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Read a spool file's lines (for `doctor`), without locking.
+pub fn read_lines(path: &Path) -> Vec<String> {
+    let mut s = String::new();
+    if let Ok(mut f) = File::open(path) {
+        let _ = f.read_to_string(&mut s);
+    }
+    s.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seed_spool_line_parses() {
+        let line = r#"{"kind":"memory","memory":{"project":"shop","tool":"claude-code","sessionId":"s3","kind":"prompt","type":"note","title":"remember that the cache TTL is 60 seconds","narrative":"remember that the cache TTL is 60 seconds"},"at":1793304017358}"#;
+        let parsed: SpoolLine = serde_json::from_str(line).unwrap();
+        assert_eq!(serde_json::to_string(&parsed).unwrap(), line);
+    }
+}

@@ -1,0 +1,76 @@
+//! Embedded migrations. A released migration is never edited: a change is a new entry.
+//!
+//! `PRAGMA user_version` records how many have run. A store whose version is newer than this
+//! binary knows is refused rather than written with assumptions that may no longer hold.
+
+/// Migration `i` brings the schema from version `i` to `i + 1`.
+pub const MIGRATIONS: &[&str] = &[
+    // v1: memories with full-text search, file paths, and the compression queue.
+    r#"
+    CREATE TABLE memories (
+        id           INTEGER PRIMARY KEY,
+        uid          TEXT    NOT NULL UNIQUE,
+        project      TEXT    NOT NULL,
+        kind         TEXT    NOT NULL CHECK (kind IN ('prompt','event','observation','summary','note')),
+        type         TEXT    NOT NULL DEFAULT 'note' CHECK (type IN
+                       ('decision','gotcha','bugfix','feature','refactor','change','discovery','note')),
+        title        TEXT    NOT NULL,
+        text         TEXT    NOT NULL,
+        tool         TEXT    NOT NULL,
+        session_id   TEXT,
+        files        TEXT    NOT NULL DEFAULT '[]',
+        pinned       INTEGER NOT NULL DEFAULT 0,
+        dismissed    INTEGER NOT NULL DEFAULT 0,
+        created_at   INTEGER NOT NULL,
+        content_hash TEXT    NOT NULL,
+        UNIQUE (project, kind, content_hash)
+    );
+    CREATE INDEX memories_by_time ON memories (created_at);
+    CREATE INDEX memories_by_project_time ON memories (project, created_at);
+    CREATE INDEX memories_pinned ON memories (project) WHERE pinned = 1 AND dismissed = 0;
+    CREATE INDEX memories_by_session ON memories (session_id);
+
+    CREATE TABLE memory_files (
+        path      TEXT    NOT NULL,
+        memory_id INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+        PRIMARY KEY (path, memory_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX memory_files_by_memory ON memory_files (memory_id);
+
+    CREATE VIRTUAL TABLE memories_fts USING fts5 (
+        title, text,
+        content = 'memories', content_rowid = 'id',
+        tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
+    END;
+    CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, title, text)
+            VALUES ('delete', old.id, old.title, old.text);
+    END;
+    CREATE TRIGGER memories_fts_update AFTER UPDATE OF title, text ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, title, text)
+            VALUES ('delete', old.id, old.title, old.text);
+        INSERT INTO memories_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
+    END;
+
+    CREATE TABLE session_queue (
+        id          INTEGER PRIMARY KEY,
+        project     TEXT    NOT NULL,
+        session_id  TEXT    NOT NULL,
+        tool        TEXT    NOT NULL,
+        enqueued_at INTEGER NOT NULL,
+        state       TEXT    NOT NULL DEFAULT 'pending',
+        UNIQUE (project, session_id)
+    );
+
+    CREATE TABLE captures (
+        tool        TEXT PRIMARY KEY,
+        last_at     INTEGER NOT NULL
+    );
+    "#,
+];
+
+/// The schema version this binary writes.
+pub const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
