@@ -3,7 +3,7 @@
 //! wants context back. The engine here is the same for every host.
 
 use super::template::{self, render};
-use crate::model::{Kind, MemoryType, NewMemory, cut_chars};
+use crate::model::{Kind, MemoryType, NewMemory};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -103,7 +103,8 @@ impl Adapter {
             let text = clean(&template::cut(text.text.trim(), HOOK_TEXT_MAX));
             let title = spec.title.as_deref().map(|t| render(t, payload).text).unwrap_or_default();
             let title = clean(&title);
-            let title = crate::model::title_from_text(&title, HOOK_TITLE_CHARS);
+            // Cut for length only; the final cut to HOOK_TITLE_CHARS comes after redaction.
+            let title = template::cut(title.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(""), 2000);
             let mut files = Vec::new();
             for path in &spec.files {
                 template::strings_at(payload, path, &mut files);
@@ -114,7 +115,7 @@ impl Adapter {
                 project: project.clone(),
                 kind,
                 mtype: spec.mtype.unwrap_or(MemoryType::Note),
-                title: if title.is_empty() { cut_chars(&text, HOOK_TITLE_CHARS) } else { title },
+                title: if title.is_empty() { template::cut(&text, 2000) } else { title },
                 text,
                 tool: self.host.clone(),
                 session_id: session_id.clone(),

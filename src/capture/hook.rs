@@ -58,7 +58,10 @@ pub fn run(tool: &str, event: &str) -> i32 {
     }
     let paths = Paths::from_env();
     let redactor = Redactor::global();
-    let memory = capture.memory.clone().map(|m| Redacted::memory(m, redactor));
+    let memory = capture
+        .memory
+        .clone()
+        .map(|m| Redacted::memory(m, redactor).with_title_cut(adapter::HOOK_TITLE_CHARS));
     let mut lines = Vec::new();
     if let Some(m) = &memory {
         lines.push(SpoolLine::memory(m));

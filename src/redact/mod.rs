@@ -183,6 +183,15 @@ impl Redacted<NewMemory> {
     }
 }
 
+impl Redacted<NewMemory> {
+    /// Cut the title to `max` characters. Titles are cut after redaction, so a cut never splits
+    /// a secret into a piece the rules no longer recognise.
+    pub fn with_title_cut(mut self, max: usize) -> Redacted<NewMemory> {
+        self.0.title = crate::model::cut_chars(&self.0.title, max);
+        self
+    }
+}
+
 impl<T> Redacted<T> {
     /// The redacted value.
     pub fn get(&self) -> &T {

@@ -55,8 +55,9 @@ pub struct UserRule {
 
 impl UserRule {
     /// Compile the regex.
+    /// gitleaks' generic rules are large once Unicode classes expand; allow for them.
     pub fn compile(&self) -> Result<Regex, regex::Error> {
-        Regex::new(&self.pattern)
+        regex::RegexBuilder::new(&self.pattern).size_limit(256 << 20).build()
     }
 
     /// The compiled regex, or `None` when it does not compile (reported once on stderr).

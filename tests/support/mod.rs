@@ -1,0 +1,95 @@
+//! A temporary home for one test: its own data directory, temp directory and store, and a
+//! builder that runs the real `aletheia` binary against them.
+
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        Env { dir }
+    }
+
+    pub fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.data().join("hub.db")
+    }
+
+    pub fn spool(&self) -> PathBuf {
+        self.data().join("spool").join("hook-spool.jsonl")
+    }
+
+    pub fn tmp(&self) -> PathBuf {
+        self.dir.path().join("tmp")
+    }
+
+    /// The binary with this environment and nothing inherited that could point elsewhere.
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::cargo_bin("aletheia").unwrap();
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.dir.path())
+            .env("TMPDIR", self.tmp())
+            .env("ALETHEIA_DATA_DIR", self.data())
+            .env("ALETHEIA_CWD", "/home/dev/shop");
+        c
+    }
+
+    /// Run a hook with a payload; asserts exit 0 and returns stdout.
+    pub fn hook(&self, tool: &str, event: &str, payload: impl AsRef<[u8]>) -> String {
+        let out = self.cmd().args(["hook", tool, event]).write_stdin(payload.as_ref().to_vec()).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "hook {tool} {event}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    pub fn conn(&self) -> Connection {
+        Connection::open(self.db()).unwrap()
+    }
+
+    /// How many memories are stored.
+    pub fn count(&self) -> i64 {
+        if !self.db().exists() {
+            return 0;
+        }
+        self.conn().query_row("SELECT count(*) FROM memories", [], |r| r.get(0)).unwrap()
+    }
+
+    /// (kind, title, text) of every memory, in id order.
+    pub fn memories(&self) -> Vec<(String, String, String)> {
+        if !self.db().exists() {
+            return vec![];
+        }
+        let c = self.conn();
+        let mut s = c.prepare("SELECT kind, title, text FROM memories ORDER BY id").unwrap();
+        s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+    }
+
+    pub fn spool_lines(&self) -> usize {
+        std::fs::read_to_string(self.spool()).map(|s| s.lines().filter(|l| !l.trim().is_empty()).count()).unwrap_or(0)
+    }
+}
+
+/// The fixture folder.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// A Claude Code UserPromptSubmit payload with `prompt`.
+pub fn prompt_payload(prompt: &str) -> String {
+    serde_json::json!({
+        "session_id": "s1", "cwd": "/home/dev/shop", "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt
+    })
+    .to_string()
+}
