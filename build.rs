@@ -12,11 +12,18 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
-    let mut out = String::from("/// (host, adapter TOML) for every file in adapters/.\npub static ADAPTER_FILES: &[(&str, &str)] = &[\n");
+    let mut out = String::from(
+        "/// (host, adapter TOML) for every file in adapters/.\npub static ADAPTER_FILES: &[(&str, &str)] = &[\n",
+    );
     for f in files {
         println!("cargo:rerun-if-changed={}", f.display());
         let host = f.file_stem().unwrap().to_string_lossy();
-        writeln!(out, "    ({host:?}, include_str!({:?})),", f.display().to_string()).unwrap();
+        writeln!(
+            out,
+            "    ({host:?}, include_str!({:?})),",
+            f.display().to_string()
+        )
+        .unwrap();
     }
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("adapters.rs");

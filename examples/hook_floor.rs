@@ -18,7 +18,12 @@ fn main() {
     )
     .unwrap();
     let tx = conn.unchecked_transaction().unwrap();
-    tx.execute("INSERT INTO m (text) VALUES (?1)", [prompt]).unwrap();
-    tx.execute("INSERT INTO m_fts (rowid, text) VALUES (last_insert_rowid(), ?1)", [prompt]).unwrap();
+    tx.execute("INSERT INTO m (text) VALUES (?1)", [prompt])
+        .unwrap();
+    tx.execute(
+        "INSERT INTO m_fts (rowid, text) VALUES (last_insert_rowid(), ?1)",
+        [prompt],
+    )
+    .unwrap();
     tx.commit().unwrap();
 }

@@ -32,6 +32,10 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Redact stored rows again with the current rules.
     Scrub,
+    /// Report the store, the spool, captures and host hooks, and what to fix.
+    Doctor(cli::doctor::DoctorArgs),
+    /// Bring everything spooled into the store now.
+    Drain,
     /// Print stdin as it would be stored, secrets redacted.
     Redact(cli::redact::RedactArgs),
 }
@@ -57,12 +61,20 @@ fn main() -> ExitCode {
         Command::Import(a) => cli::import::run(a),
         Command::Export(a) => cli::export::run(a),
         Command::Scrub => cli::scrub::run(),
+        Command::Drain => cli::drain::run(),
+        Command::Doctor(a) => match cli::doctor::run(a) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(2),
+            Err(e) => Err(e),
+        },
         Command::Redact(a) => cli::redact::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) {
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            {
                 return ExitCode::SUCCESS;
             }
             eprintln!("aletheia: {e:#}");

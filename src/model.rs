@@ -115,7 +115,11 @@ pub const TITLE_MAX_CHARS: usize = 400;
 
 /// A title from free text: its first non-empty line, cut to `max` characters.
 pub fn title_from_text(text: &str, max: usize) -> String {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     cut_chars(line, max)
 }
 
@@ -145,12 +149,18 @@ mod tests {
         }
         let err = "idea".parse::<MemoryType>().unwrap_err();
         assert!(err.contains("decision, gotcha"), "{err}");
-        assert_eq!(" Decision ".parse::<MemoryType>().unwrap(), MemoryType::Decision);
+        assert_eq!(
+            " Decision ".parse::<MemoryType>().unwrap(),
+            MemoryType::Decision
+        );
     }
 
     #[test]
     fn titles_take_the_first_line_and_cut_long_ones() {
-        assert_eq!(title_from_text("\n  first line \nsecond", 100), "first line");
+        assert_eq!(
+            title_from_text("\n  first line \nsecond", 100),
+            "first line"
+        );
         assert_eq!(title_from_text("abcdef", 3), "abc…");
         assert_eq!(cut_chars("ééé", 2), "éé…");
         assert_eq!(cut_chars("abc", 3), "abc");

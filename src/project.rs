@@ -92,7 +92,10 @@ mod tests {
 
     #[test]
     fn no_git_uses_the_folder_name() {
-        assert_eq!(project_key(Path::new("/nonexistent-aletheia/home/dev/shop")), "shop");
+        assert_eq!(
+            project_key(Path::new("/nonexistent-aletheia/home/dev/shop")),
+            "shop"
+        );
         assert_eq!(project_key(Path::new("/")), "default");
     }
 }

@@ -101,7 +101,10 @@ pub fn append(paths: &Paths, lines: &[SpoolLine]) -> Result<PathBuf, SpoolError>
 }
 
 fn append_to(path: &Path, buf: &[u8]) -> Result<(), SpoolError> {
-    let err = |source| SpoolError { path: path.to_owned(), source };
+    let err = |source| SpoolError {
+        path: path.to_owned(),
+        source,
+    };
     if let Some(dir) = path.parent() {
         create_private_dir(dir).map_err(err)?;
     }
@@ -130,7 +133,10 @@ fn append_to(path: &Path, buf: &[u8]) -> Result<(), SpoolError> {
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// The spool files that exist and hold something, main first.
@@ -163,7 +169,11 @@ pub enum DrainError {
 }
 
 /// Store everything spooled, then empty the spool files.
-pub fn drain(paths: &Paths, store: &mut Store, redactor: &Redactor) -> Result<DrainReport, DrainError> {
+pub fn drain(
+    paths: &Paths,
+    store: &mut Store,
+    redactor: &Redactor,
+) -> Result<DrainReport, DrainError> {
     drain_until(paths, store, redactor, None)
 }
 
@@ -196,14 +206,24 @@ fn drain_file(
     budget: Option<std::time::Instant>,
     report: &mut DrainReport,
 ) -> Result<bool, DrainError> {
-    let err = |source| SpoolError { path: path.to_owned(), source };
-    let mut f = OpenOptions::new().read(true).write(true).open(path).map_err(err)?;
+    let err = |source| SpoolError {
+        path: path.to_owned(),
+        source,
+    };
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(err)?;
     f.lock().map_err(err)?;
     let mut raw = Vec::new();
     f.read_to_end(&mut raw).map_err(err)?;
     let mut good = Vec::new();
     let mut bad: Vec<&[u8]> = Vec::new();
-    for line in raw.split(|&b| b == b'\n').filter(|l| !l.iter().all(u8::is_ascii_whitespace)) {
+    for line in raw
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+    {
         match serde_json::from_slice::<SpoolLine>(line) {
             Ok(parsed) => good.push(parsed),
             Err(_) => bad.push(line),
@@ -220,14 +240,23 @@ fn drain_file(
     if !bad.is_empty() {
         let dir = path.parent().unwrap_or(Path::new("."));
         let rejected = dir.join(format!("rejected-{}.jsonl", crate::time::now_ms()));
-        let rerr = |source| SpoolError { path: rejected.clone(), source };
-        let mut out = OpenOptions::new().append(true).create(true).open(&rejected).map_err(rerr)?;
+        let rerr = |source| SpoolError {
+            path: rejected.clone(),
+            source,
+        };
+        let mut out = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&rejected)
+            .map_err(rerr)?;
         let mut buf = Vec::new();
         for line in &bad {
             buf.extend_from_slice(line);
             buf.push(b'\n');
         }
-        out.write_all(&buf).and_then(|_| out.sync_data()).map_err(rerr)?;
+        out.write_all(&buf)
+            .and_then(|_| out.sync_data())
+            .map_err(rerr)?;
         report.rejected += bad.len();
     }
     f.set_len(0).and_then(|_| f.sync_all()).map_err(err)?;
@@ -278,7 +307,10 @@ fn store_lines(
 /// The rejected files beside the spools, oldest first.
 pub fn rejected_files(paths: &Paths) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for dir in [paths.spool_dir(), paths.fallback_spool.parent().unwrap_or(Path::new("/"))] {
+    for dir in [
+        paths.spool_dir(),
+        paths.fallback_spool.parent().unwrap_or(Path::new("/")),
+    ] {
         if let Ok(entries) = std::fs::read_dir(dir) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
@@ -298,7 +330,10 @@ pub fn read_lines(path: &Path) -> Vec<String> {
     if let Ok(mut f) = File::open(path) {
         let _ = f.read_to_string(&mut s);
     }
-    s.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect()
+    s.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 #[cfg(test)]

@@ -97,7 +97,9 @@ mod tests {
 pub fn parse_time(s: &str, end_of_day: bool) -> Result<i64, String> {
     let s = s.trim();
     let bad = || {
-        format!("cannot read the date \"{s}\": use YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z] or epoch milliseconds.")
+        format!(
+            "cannot read the date \"{s}\": use YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z] or epoch milliseconds."
+        )
     };
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && s.len() > 8 {
         return s.parse::<i64>().map_err(|_| bad());
@@ -122,7 +124,11 @@ pub fn parse_time(s: &str, end_of_day: bool) -> Result<i64, String> {
     }
     let day_ms = days_from_civil(y, m as u32, d as u32) * 86_400_000;
     let Some(t) = time_part else {
-        return Ok(if end_of_day { day_ms + 86_400_000 } else { day_ms });
+        return Ok(if end_of_day {
+            day_ms + 86_400_000
+        } else {
+            day_ms
+        });
     };
     let (clock, offset_ms) = if let Some(c) = t.strip_suffix(['Z', 'z']) {
         (c, 0)
@@ -144,7 +150,9 @@ pub fn parse_time(s: &str, end_of_day: bool) -> Result<i64, String> {
             let frac_ms = if frac.is_empty() {
                 0
             } else if frac.bytes().all(|b| b.is_ascii_digit()) {
-                format!("{frac:0<3}")[..3].parse::<i64>().map_err(|_| bad())?
+                format!("{frac:0<3}")[..3]
+                    .parse::<i64>()
+                    .map_err(|_| bad())?
             } else {
                 return Err(bad());
             };
@@ -175,14 +183,31 @@ mod parse_tests {
         let day = parse_time("2026-10-29", false).unwrap();
         assert_eq!(date(day), "2026-10-29");
         assert_eq!(parse_time("2026-10-29", true).unwrap(), day + 86_400_000);
-        assert_eq!(iso(parse_time("2026-10-29T19:46:45.563Z", false).unwrap()), "2026-10-29T19:46:45.563Z");
-        assert_eq!(iso(parse_time("2026-10-29T21:46+02:00", false).unwrap()), "2026-10-29T19:46:00.000Z");
-        assert_eq!(parse_time("1793304017358", false).unwrap(), 1_793_304_017_358);
+        assert_eq!(
+            iso(parse_time("2026-10-29T19:46:45.563Z", false).unwrap()),
+            "2026-10-29T19:46:45.563Z"
+        );
+        assert_eq!(
+            iso(parse_time("2026-10-29T21:46+02:00", false).unwrap()),
+            "2026-10-29T19:46:00.000Z"
+        );
+        assert_eq!(
+            parse_time("1793304017358", false).unwrap(),
+            1_793_304_017_358
+        );
     }
 
     #[test]
     fn refuses_malformed_dates_with_the_accepted_forms() {
-        for bad in ["", "yesterday", "2026-13-01", "2026-02-30", "99999-01-01", "2026-10-29T25:00", "2026-1-2"] {
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01",
+            "2026-02-30",
+            "99999-01-01",
+            "2026-10-29T25:00",
+            "2026-1-2",
+        ] {
             let e = parse_time(bad, false).unwrap_err();
             assert!(e.contains("YYYY-MM-DD"), "{bad}: {e}");
         }

@@ -13,13 +13,24 @@ fn malformed_payloads_exit_0_silently_and_store_nothing() {
         ("array", b"[1,2,3]".to_vec()),
         ("string", b"\"just a string\"".to_vec()),
         ("missing fields", b"{\"session_id\":\"s\"}".to_vec()),
-        ("wrong types", br#"{"prompt": null, "cwd": ["x"], "session_id": {"a": 1}}"#.to_vec()),
+        (
+            "wrong types",
+            br#"{"prompt": null, "cwd": ["x"], "session_id": {"a": 1}}"#.to_vec(),
+        ),
         ("raw NUL byte", b"{\"prompt\":\"a\0b\"}".to_vec()),
-        ("cursor edit payload to claude's prompt event", std::fs::read(support::fixtures().join("cursor/afterFileEdit.json")).unwrap()),
+        (
+            "cursor edit payload to claude's prompt event",
+            std::fs::read(support::fixtures().join("cursor/afterFileEdit.json")).unwrap(),
+        ),
     ];
     for (name, payload) in cases {
         let env = Env::new();
-        let out = env.cmd().args(["hook", "claude-code", "UserPromptSubmit"]).write_stdin(payload).output().unwrap();
+        let out = env
+            .cmd()
+            .args(["hook", "claude-code", "UserPromptSubmit"])
+            .write_stdin(payload)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(0), "{name}");
         assert!(out.stdout.is_empty(), "{name}: {:?}", out.stdout);
         assert_eq!(env.count(), 0, "{name}");
@@ -30,18 +41,32 @@ fn malformed_payloads_exit_0_silently_and_store_nothing() {
 fn a_payload_of_another_host_records_what_it_can() {
     let env = Env::new();
     // Cursor's prompt event carries a `prompt` too, so Claude Code's adapter still finds it.
-    env.hook("claude-code", "UserPromptSubmit", std::fs::read(support::fixtures().join("cursor/beforeSubmitPrompt.json")).unwrap());
+    env.hook(
+        "claude-code",
+        "UserPromptSubmit",
+        std::fs::read(support::fixtures().join("cursor/beforeSubmitPrompt.json")).unwrap(),
+    );
     let m = env.memories();
     assert_eq!(m.len(), 1);
-    assert_eq!(m[0].1, "Add a discount field to the checkout total and cover it with a test");
+    assert_eq!(
+        m[0].1,
+        "Add a discount field to the checkout total and cover it with a test"
+    );
 }
 
 #[test]
 fn wrong_types_still_record_what_they_can() {
     let env = Env::new();
     // A numeric prompt is still a prompt; a cwd that is not a string falls back to ALETHEIA_CWD.
-    env.hook("claude-code", "UserPromptSubmit", br#"{"prompt": 42, "cwd": 7}"#);
-    assert_eq!(env.memories(), vec![("prompt".into(), "42".into(), "42".into())]);
+    env.hook(
+        "claude-code",
+        "UserPromptSubmit",
+        br#"{"prompt": 42, "cwd": 7}"#,
+    );
+    assert_eq!(
+        env.memories(),
+        vec![("prompt".into(), "42".into(), "42".into())]
+    );
 }
 
 #[test]
@@ -77,13 +102,24 @@ fn a_10_mb_tool_response_is_cut_with_a_marker() {
 fn unknown_events_and_hosts_exit_0() {
     let env = Env::new();
     for event in ["NoSuchEvent", "", "PreToolUse"] {
-        assert!(env.hook("claude-code", event, prompt_payload("x")).is_empty());
+        assert!(
+            env.hook("claude-code", event, prompt_payload("x"))
+                .is_empty()
+        );
     }
-    let out = env.cmd().args(["hook", "vim", "Save"]).write_stdin(prompt_payload("x")).output().unwrap();
+    let out = env
+        .cmd()
+        .args(["hook", "vim", "Save"])
+        .write_stdin(prompt_payload("x"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("unknown tool \"vim\"") && err.contains("claude-code, cursor"), "{err}");
+    assert!(
+        err.contains("unknown tool \"vim\"") && err.contains("claude-code, cursor"),
+        "{err}"
+    );
     let out = env.cmd().arg("hook").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(env.count(), 0);
@@ -103,7 +139,10 @@ fn interactive_commands_refuse_bad_input_with_one_line() {
         let out = env.cmd().args(&args).output().unwrap();
         assert!(!out.status.success(), "{args:?}");
         let err = String::from_utf8(out.stderr).unwrap();
-        assert!(err.trim().lines().count() <= 3 && !err.is_empty(), "{args:?}: {err}");
+        assert!(
+            err.trim().lines().count() <= 3 && !err.is_empty(),
+            "{args:?}: {err}"
+        );
     }
     let long = "x".repeat(20_001);
     let out = env.cmd().args(["save", &long]).output().unwrap();
@@ -114,9 +153,25 @@ fn interactive_commands_refuse_bad_input_with_one_line() {
 #[test]
 fn fts_syntax_in_queries_never_errors() {
     let env = Env::new();
-    env.cmd().args(["save", "pnpm workspace caching", "--project", "shop"]).assert().success();
-    for q in ["\"unbalanced", "pnpm AND", "NEAR(", "(((", "*", "-pnpm", "a:b", "' OR 1=1 --"] {
+    env.cmd()
+        .args(["save", "pnpm workspace caching", "--project", "shop"])
+        .assert()
+        .success();
+    for q in [
+        "\"unbalanced",
+        "pnpm AND",
+        "NEAR(",
+        "(((",
+        "*",
+        "-pnpm",
+        "a:b",
+        "' OR 1=1 --",
+    ] {
         let out = env.cmd().args(["search", "--", q]).output().unwrap();
-        assert!(out.status.success(), "{q}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{q}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }

@@ -7,62 +7,173 @@ use support::Env;
 #[test]
 fn save_is_idempotent_and_search_finds_it() {
     let env = Env::new();
-    let out = env.cmd().args(["save", "Use pnpm, not npm, in the shop repo", "--type", "decision", "--pinned"]).output().unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Saved as #1 in shop.\n");
-    let out = env.cmd().args(["save", "Use pnpm, not npm, in the shop repo", "--type", "decision", "--pinned"]).output().unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Already saved as #1.\n");
+    let out = env
+        .cmd()
+        .args([
+            "save",
+            "Use pnpm, not npm, in the shop repo",
+            "--type",
+            "decision",
+            "--pinned",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Saved as #1 in shop.\n"
+    );
+    let out = env
+        .cmd()
+        .args([
+            "save",
+            "Use pnpm, not npm, in the shop repo",
+            "--type",
+            "decision",
+            "--pinned",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Already saved as #1.\n"
+    );
     let out = env.cmd().args(["search", "pnpm"]).output().unwrap();
     let line = String::from_utf8(out.stdout).unwrap();
-    assert!(line.starts_with("#1 ") && line.ends_with("[decision] Use pnpm, not npm, in the shop repo (shop, cli, pinned)\n"), "{line}");
-    let out = env.cmd().args(["search", "pnpm", "--json"]).output().unwrap();
+    assert!(
+        line.starts_with("#1 ")
+            && line
+                .ends_with("[decision] Use pnpm, not npm, in the shop repo (shop, cli, pinned)\n"),
+        "{line}"
+    );
+    let out = env
+        .cmd()
+        .args(["search", "pnpm", "--json"])
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["id"], 1);
     assert_eq!(v["type"], "decision");
-    let out = env.cmd().args(["search", "pnpm", "--project", "billing"]).output().unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "No matches. no memories in project \"billing\".\n");
+    let out = env
+        .cmd()
+        .args(["search", "pnpm", "--project", "billing"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "No matches. no memories in project \"billing\".\n"
+    );
 }
 
 #[test]
 fn capture_reads_stdin_and_redacts() {
     let env = Env::new();
     env.cmd()
-        .args(["capture", "--kind", "observation", "--title", "deploy notes"])
+        .args([
+            "capture",
+            "--kind",
+            "observation",
+            "--title",
+            "deploy notes",
+        ])
         .write_stdin("DATABASE_URL=postgres://app:s3cr3tpass@db:5432/shop")
         .assert()
         .success();
     let m = env.memories();
-    assert_eq!(m, vec![("observation".into(), "deploy notes".into(), "DATABASE_URL=postgres://app:[redacted]@db:5432/shop".into())]);
+    assert_eq!(
+        m,
+        vec![(
+            "observation".into(),
+            "deploy notes".into(),
+            "DATABASE_URL=postgres://app:[redacted]@db:5432/shop".into()
+        )]
+    );
 }
 
 #[test]
 fn export_imports_into_an_empty_store_unchanged() {
     let a = Env::new();
-    a.cmd().args(["save", "first note", "--project", "shop"]).assert().success();
-    a.cmd().args(["save", "second note", "--project", "billing", "--type", "gotcha", "--pinned"]).assert().success();
-    a.hook("claude-code", "PostToolUse", std::fs::read(support::fixtures().join("claude-code/PostToolUse.json")).unwrap());
+    a.cmd()
+        .args(["save", "first note", "--project", "shop"])
+        .assert()
+        .success();
+    a.cmd()
+        .args([
+            "save",
+            "second note",
+            "--project",
+            "billing",
+            "--type",
+            "gotcha",
+            "--pinned",
+        ])
+        .assert()
+        .success();
+    a.hook(
+        "claude-code",
+        "PostToolUse",
+        std::fs::read(support::fixtures().join("claude-code/PostToolUse.json")).unwrap(),
+    );
     let export = a.cmd().arg("export").output().unwrap().stdout;
     assert_eq!(String::from_utf8_lossy(&export).lines().count(), 3);
     let b = Env::new();
-    let out = b.cmd().arg("import").write_stdin(export.clone()).output().unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Imported 3 memories (0 already present).\n");
+    let out = b
+        .cmd()
+        .arg("import")
+        .write_stdin(export.clone())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Imported 3 memories (0 already present).\n"
+    );
     assert_eq!(b.cmd().arg("export").output().unwrap().stdout, export);
     // Importing again changes nothing.
-    let out = b.cmd().arg("import").write_stdin(export.clone()).output().unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Imported 0 memories (3 already present).\n");
-    let out = b.cmd().args(["search", "--file", "/home/dev/shop/src/checkout.rs"]).output().unwrap();
+    let out = b
+        .cmd()
+        .arg("import")
+        .write_stdin(export.clone())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Imported 0 memories (3 already present).\n"
+    );
+    let out = b
+        .cmd()
+        .args(["search", "--file", "/home/dev/shop/src/checkout.rs"])
+        .output()
+        .unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1);
 }
 
 #[test]
 fn import_of_a_file_that_is_not_jsonl_says_so() {
     let env = Env::new();
-    let out = env.cmd().arg("import").write_stdin("hello\n{\"project\":\"shop\",\"kind\":\"note\",\"text\":\"ok\",\"created_at\":1}\n").output().unwrap();
+    let out = env
+        .cmd()
+        .arg("import")
+        .write_stdin(
+            "hello\n{\"project\":\"shop\",\"kind\":\"note\",\"text\":\"ok\",\"created_at\":1}\n",
+        )
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("1 line(s) are not memory JSON") && err.contains("line 1"), "{err}");
+    assert!(
+        err.contains("1 line(s) are not memory JSON") && err.contains("line 1"),
+        "{err}"
+    );
     assert_eq!(env.count(), 1);
-    let out = env.cmd().args(["import", "/nonexistent-aletheia.jsonl"]).output().unwrap();
-    assert!(String::from_utf8(out.stderr).unwrap().contains("cannot open /nonexistent-aletheia.jsonl"));
+    let out = env
+        .cmd()
+        .args(["import", "/nonexistent-aletheia.jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("cannot open /nonexistent-aletheia.jsonl")
+    );
 }
 
 #[test]
@@ -88,46 +199,102 @@ fn scrub_redacts_rows_an_older_version_stored() {
         )
         .unwrap();
     let out = env.cmd().arg("scrub").output().unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Scrubbed 1 memories.\n");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Scrubbed 1 memories.\n"
+    );
     let out = env.cmd().args(["search", "token"]).output().unwrap();
     assert!(String::from_utf8(out.stdout).unwrap().contains("#2"));
-    let text: String = env.conn().query_row("SELECT text FROM memories WHERE uid = 'old-1'", [], |r| r.get(0)).unwrap();
+    let text: String = env
+        .conn()
+        .query_row("SELECT text FROM memories WHERE uid = 'old-1'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
     assert_eq!(text, "token [redacted:github-token]");
     let out = env.cmd().arg("scrub").output().unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Scrubbed 0 memories.\n");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Scrubbed 0 memories.\n"
+    );
 }
 
 #[test]
 fn redact_shows_what_would_be_stored_with_user_rules() {
     let env = Env::new();
-    let out = env.cmd().arg("redact").write_stdin("pw: Authorization: Bearer abc123def456 <private>x</private>").output().unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "pw: Authorization: Bearer [redacted] [private]");
+    let out = env
+        .cmd()
+        .arg("redact")
+        .write_stdin("pw: Authorization: Bearer abc123def456 <private>x</private>")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "pw: Authorization: Bearer [redacted] [private]"
+    );
     let rules = env.dir.path().join("rules.toml");
-    std::fs::write(&rules, "[[rules]]\nid = \"acme-key\"\nregex = '''acme_[a-z0-9]{12}'''\nkeywords = [\"acme_\"]\n").unwrap();
-    let out = env.cmd().env("ALETHEIA_REDACT_RULES", &rules).arg("redact").write_stdin("k=acme_abcdefghijkl").output().unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "k=[redacted:acme-key]");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"acme-key\"\nregex = '''acme_[a-z0-9]{12}'''\nkeywords = [\"acme_\"]\n",
+    )
+    .unwrap();
+    let out = env
+        .cmd()
+        .env("ALETHEIA_REDACT_RULES", &rules)
+        .arg("redact")
+        .write_stdin("k=acme_abcdefghijkl")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "k=[redacted:acme-key]"
+    );
     // The hook applies the same rules.
-    env.cmd().env("ALETHEIA_REDACT_RULES", &rules).args(["hook", "claude-code", "UserPromptSubmit"])
-        .write_stdin(support::prompt_payload("use acme_abcdefghijkl")).assert().success();
+    env.cmd()
+        .env("ALETHEIA_REDACT_RULES", &rules)
+        .args(["hook", "claude-code", "UserPromptSubmit"])
+        .write_stdin(support::prompt_payload("use acme_abcdefghijkl"))
+        .assert()
+        .success();
     assert_eq!(env.memories()[0].2, "use [redacted:acme-key]");
-    std::fs::write(&rules, "[[rules]]\nid = \"broken-rule\"\nregex = '''(oops'''\n").unwrap();
-    let out = env.cmd().env("ALETHEIA_REDACT_RULES", &rules).arg("redact").write_stdin("x").output().unwrap();
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"broken-rule\"\nregex = '''(oops'''\n",
+    )
+    .unwrap();
+    let out = env
+        .cmd()
+        .env("ALETHEIA_REDACT_RULES", &rules)
+        .arg("redact")
+        .write_stdin("x")
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("\"broken-rule\"") && err.lines().count() == 1, "{err}");
+    assert!(
+        err.contains("\"broken-rule\"") && err.lines().count() == 1,
+        "{err}"
+    );
 }
 
 #[test]
 fn the_gitleaks_default_rules_load_as_a_user_rule_file() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/secrets/gitleaks.toml");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/reference/secrets/gitleaks.toml");
     if !path.exists() {
         // The reference copy sits beside the checkout; a lone clone has no copy to read.
         eprintln!("skipped: {} not present", path.display());
         return;
     }
     let env = Env::new();
-    let out = env.cmd().env("ALETHEIA_REDACT_RULES", &path).args(["redact", "--check"]).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let out = env
+        .cmd()
+        .env("ALETHEIA_REDACT_RULES", &path)
+        .args(["redact", "--check"])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("user rules; all compile"), "{text}");
 }

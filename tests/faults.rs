@@ -15,12 +15,32 @@ fn titles(env: &Env) -> Vec<String> {
 /// After a fault: the event is spooled; once the fault is gone, the next hook drains it.
 fn assert_recovers(env: &Env, spooled_at: &std::path::Path) {
     let line = std::fs::read_to_string(spooled_at).unwrap();
-    assert!(line.contains(r#""kind":"memory""#) && line.contains("remember the cache TTL"), "{line}");
-    env.hook("claude-code", "UserPromptSubmit", prompt_payload("second prompt after the fault"));
+    assert!(
+        line.contains(r#""kind":"memory""#) && line.contains("remember the cache TTL"),
+        "{line}"
+    );
+    env.hook(
+        "claude-code",
+        "UserPromptSubmit",
+        prompt_payload("second prompt after the fault"),
+    );
     let t = titles(env);
-    assert_eq!(t.iter().filter(|t| *t == "remember the cache TTL is 60 seconds").count(), 1, "{t:?}");
-    assert!(t.contains(&"second prompt after the fault".to_string()), "{t:?}");
-    assert_eq!(std::fs::metadata(spooled_at).map(|m| m.len()).unwrap_or(0), 0, "spool not emptied");
+    assert_eq!(
+        t.iter()
+            .filter(|t| *t == "remember the cache TTL is 60 seconds")
+            .count(),
+        1,
+        "{t:?}"
+    );
+    assert!(
+        t.contains(&"second prompt after the fault".to_string()),
+        "{t:?}"
+    );
+    assert_eq!(
+        std::fs::metadata(spooled_at).map(|m| m.len()).unwrap_or(0),
+        0,
+        "spool not emptied"
+    );
     // A further run does not bring anything in twice.
     let before = env.count();
     env.hook("claude-code", "UserPromptSubmit", prompt_payload("third"));
@@ -45,7 +65,10 @@ fn a_missing_store_path_spools_in_the_data_directory() {
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("spooled to"));
-    assert!(!env.dir.path().join("nonexistent").exists(), "an explicit store folder is never created");
+    assert!(
+        !env.dir.path().join("nonexistent").exists(),
+        "an explicit store folder is never created"
+    );
     assert_eq!(env.spool_lines(), 1);
     assert_recovers(&env, &env.spool());
 }
@@ -55,7 +78,8 @@ fn a_store_locked_by_another_writer_spools() {
     let env = Env::new();
     env.hook("claude-code", "UserPromptSubmit", prompt_payload("warm up"));
     let conn = env.conn();
-    conn.execute_batch("BEGIN IMMEDIATE; INSERT INTO captures VALUES ('lock-holder', 0);").unwrap();
+    conn.execute_batch("BEGIN IMMEDIATE; INSERT INTO captures VALUES ('lock-holder', 0);")
+        .unwrap();
     env.hook("claude-code", "UserPromptSubmit", prompt_payload(FIRST));
     assert_eq!(env.spool_lines(), 1);
     conn.execute_batch("ROLLBACK").unwrap();
@@ -67,7 +91,9 @@ fn a_store_locked_by_another_writer_spools() {
 fn a_corrupt_store_spools_until_it_is_replaced() {
     let env = Env::new();
     std::fs::create_dir_all(env.data()).unwrap();
-    let garbage: Vec<u8> = (0..64 * 1024u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let garbage: Vec<u8> = (0..64 * 1024u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
     std::fs::write(env.db(), &garbage).unwrap();
     env.hook("claude-code", "UserPromptSubmit", prompt_payload(FIRST));
     assert_eq!(env.spool_lines(), 1);
@@ -80,7 +106,12 @@ fn a_newer_schema_spools_instead_of_writing() {
     let env = Env::new();
     env.hook("claude-code", "UserPromptSubmit", prompt_payload("warm up"));
     env.conn().pragma_update(None, "user_version", 999).unwrap();
-    let out = env.cmd().args(["hook", "claude-code", "UserPromptSubmit"]).write_stdin(prompt_payload(FIRST)).output().unwrap();
+    let out = env
+        .cmd()
+        .args(["hook", "claude-code", "UserPromptSubmit"])
+        .write_stdin(prompt_payload(FIRST))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("upgrade aletheia"));
     assert_eq!(env.spool_lines(), 1);
@@ -100,7 +131,8 @@ fn unprivileged(env: &Env) -> assert_cmd::Command {
             std::fs::copy(assert_cmd::cargo::cargo_bin("aletheia"), &bin).unwrap();
         }
         let mut std_cmd = std::process::Command::new(&bin);
-        std_cmd.env_clear()
+        std_cmd
+            .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .env("HOME", env.dir.path())
             .env("TMPDIR", env.tmp())
@@ -130,9 +162,23 @@ fn a_read_only_store_spools_and_drains_once_writable() {
             chmod(&env.data().join(f), 0o444);
         }
     }
-    let out = unprivileged(&env).args(["hook", "claude-code", "UserPromptSubmit"]).write_stdin(prompt_payload(FIRST)).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(env.spool_lines(), 1, "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let out = unprivileged(&env)
+        .args(["hook", "claude-code", "UserPromptSubmit"])
+        .write_stdin(prompt_payload(FIRST))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        env.spool_lines(),
+        1,
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for f in ["hub.db", "hub.db-wal", "hub.db-shm"] {
         if env.data().join(f).exists() {
             chmod(&env.data().join(f), 0o644);
@@ -148,19 +194,38 @@ fn an_unwritable_data_directory_falls_back_to_the_temp_spool() {
     chmod(&env.tmp(), 0o777);
     std::fs::create_dir_all(env.data()).unwrap();
     chmod(&env.data(), 0o555);
-    let out = unprivileged(&env).args(["hook", "claude-code", "UserPromptSubmit"]).write_stdin(prompt_payload(FIRST)).output().unwrap();
+    let out = unprivileged(&env)
+        .args(["hook", "claude-code", "UserPromptSubmit"])
+        .write_stdin(prompt_payload(FIRST))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let fallback: Vec<_> = std::fs::read_dir(env.tmp())
         .unwrap()
         .map(|e| e.unwrap().path().join("hook-spool.jsonl"))
         .filter(|p| p.exists())
         .collect();
-    assert_eq!(fallback.len(), 1, "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        fallback.len(),
+        1,
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     chmod(&env.data(), 0o777);
-    let out = unprivileged(&env).args(["hook", "claude-code", "UserPromptSubmit"]).write_stdin(prompt_payload("second prompt after the fault")).output().unwrap();
+    let out = unprivileged(&env)
+        .args(["hook", "claude-code", "UserPromptSubmit"])
+        .write_stdin(prompt_payload("second prompt after the fault"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let t = titles(&env);
-    assert_eq!(t, vec![FIRST.to_string(), "second prompt after the fault".to_string()]);
+    assert_eq!(
+        t,
+        vec![
+            FIRST.to_string(),
+            "second prompt after the fault".to_string()
+        ]
+    );
     assert_eq!(std::fs::metadata(&fallback[0]).unwrap().len(), 0);
 }
 
@@ -170,20 +235,39 @@ fn an_unparsable_spool_line_is_moved_aside_not_dropped() {
     std::fs::create_dir_all(env.spool().parent().unwrap()).unwrap();
     let good = r#"{"kind":"memory","memory":{"project":"shop","tool":"claude-code","sessionId":"s3","kind":"prompt","type":"note","title":"remember that the cache TTL is 60 seconds","narrative":"remember that the cache TTL is 60 seconds"},"at":1793304017358}"#;
     // A half-written last line, as a crash mid-append leaves it.
-    std::fs::write(env.spool(), format!("{good}\nnot json at all\n{{\"kind\":\"memory\",\"mem")).unwrap();
+    std::fs::write(
+        env.spool(),
+        format!("{good}\nnot json at all\n{{\"kind\":\"memory\",\"mem"),
+    )
+    .unwrap();
     env.hook("claude-code", "UserPromptSubmit", prompt_payload("after"));
     assert_eq!(env.count(), 2);
     let rejected: Vec<_> = std::fs::read_dir(env.spool().parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejected-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("rejected-")
+        })
         .collect();
     assert_eq!(rejected.len(), 1);
     let kept = std::fs::read_to_string(&rejected[0]).unwrap();
     assert_eq!(kept, "not json at all\n{\"kind\":\"memory\",\"mem\n");
     assert_eq!(env.spool_lines(), 0);
-    let created: i64 = env.conn().query_row("SELECT created_at FROM memories WHERE title LIKE 'remember%'", [], |r| r.get(0)).unwrap();
-    assert_eq!(created, 1_793_304_017_358, "the spooled event keeps its own time");
+    let created: i64 = env
+        .conn()
+        .query_row(
+            "SELECT created_at FROM memories WHERE title LIKE 'remember%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        created, 1_793_304_017_358,
+        "the spooled event keeps its own time"
+    );
 }
 
 #[test]
@@ -208,7 +292,8 @@ fn the_deadline_spools_when_the_store_hangs() {
     let env = Env::new();
     env.hook("claude-code", "UserPromptSubmit", prompt_payload("warm up"));
     let conn = env.conn();
-    conn.execute_batch("BEGIN IMMEDIATE; INSERT INTO captures VALUES ('lock-holder', 0);").unwrap();
+    conn.execute_batch("BEGIN IMMEDIATE; INSERT INTO captures VALUES ('lock-holder', 0);")
+        .unwrap();
     // A deadline shorter than the busy timeout: the watchdog, not the store error, spools.
     let out = env
         .cmd()
@@ -218,7 +303,11 @@ fn the_deadline_spools_when_the_store_hangs() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("deadline"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("deadline"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(env.spool_lines(), 1);
     conn.execute_batch("ROLLBACK").unwrap();
     drop(conn);

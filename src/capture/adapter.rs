@@ -101,10 +101,21 @@ impl Adapter {
                 return None;
             }
             let text = clean(&template::cut(text.text.trim(), HOOK_TEXT_MAX));
-            let title = spec.title.as_deref().map(|t| render(t, payload).text).unwrap_or_default();
+            let title = spec
+                .title
+                .as_deref()
+                .map(|t| render(t, payload).text)
+                .unwrap_or_default();
             let title = clean(&title);
             // Cut for length only; the final cut to HOOK_TITLE_CHARS comes after redaction.
-            let title = template::cut(title.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(""), 2000);
+            let title = template::cut(
+                title
+                    .lines()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty())
+                    .unwrap_or(""),
+                2000,
+            );
             let mut files = Vec::new();
             for path in &spec.files {
                 template::strings_at(payload, path, &mut files);
@@ -115,7 +126,11 @@ impl Adapter {
                 project: project.clone(),
                 kind,
                 mtype: spec.mtype.unwrap_or(MemoryType::Note),
-                title: if title.is_empty() { template::cut(&text, 2000) } else { title },
+                title: if title.is_empty() {
+                    template::cut(&text, 2000)
+                } else {
+                    title
+                },
                 text,
                 tool: self.host.clone(),
                 session_id: session_id.clone(),
@@ -148,7 +163,11 @@ impl Adapter {
 
 /// Text safe to store: no NUL bytes (SQLite's FTS stops at them).
 fn clean(s: &str) -> String {
-    if s.contains('\0') { s.replace('\0', "") } else { s.to_owned() }
+    if s.contains('\0') {
+        s.replace('\0', "")
+    } else {
+        s.to_owned()
+    }
 }
 
 #[cfg(test)]
@@ -162,9 +181,15 @@ mod tests {
             let a = load(host).unwrap().unwrap();
             assert_eq!(a.host, host);
             for (name, e) in &a.events {
-                assert!(e.kind.is_some() || e.queue || e.context, "{host}.{name} does nothing");
+                assert!(
+                    e.kind.is_some() || e.queue || e.context,
+                    "{host}.{name} does nothing"
+                );
                 if e.kind.is_some() {
-                    assert!(e.title.is_some() && e.text.is_some(), "{host}.{name} lacks title/text");
+                    assert!(
+                        e.title.is_some() && e.text.is_some(),
+                        "{host}.{name} lacks title/text"
+                    );
                 }
             }
         }
@@ -174,7 +199,11 @@ mod tests {
     fn a_missing_text_field_records_nothing() {
         let a = load("claude-code").unwrap().unwrap();
         let spec = &a.events["Stop"];
-        let c = a.capture(spec, &serde_json::json!({"session_id": "s", "cwd": "/x/shop"}), 1);
+        let c = a.capture(
+            spec,
+            &serde_json::json!({"session_id": "s", "cwd": "/x/shop"}),
+            1,
+        );
         assert!(c.memory.is_none() && c.queue);
         assert_eq!(c.project, "shop");
     }

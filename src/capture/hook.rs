@@ -46,14 +46,19 @@ pub fn run(tool: &str, event: &str) -> i32 {
     };
     // Read the payload even for events we ignore, so the host never writes into a closed pipe.
     let mut raw = Vec::new();
-    let _ = std::io::stdin().lock().take(MAX_PAYLOAD).read_to_end(&mut raw);
-    let Some(spec) = adapter.events.get(event) else { return 0 };
+    let _ = std::io::stdin()
+        .lock()
+        .take(MAX_PAYLOAD)
+        .read_to_end(&mut raw);
+    let Some(spec) = adapter.events.get(event) else {
+        return 0;
+    };
     let payload = match serde_json::from_str::<serde_json::Value>(&String::from_utf8_lossy(&raw)) {
         Ok(v @ serde_json::Value::Object(_)) => v,
         _ => return 0,
     };
     let capture = adapter.capture(spec, &payload, crate::time::now_ms());
-    if crate::config::excluded_projects().iter().any(|p| *p == capture.project) {
+    if crate::config::excluded_projects().contains(&capture.project) {
         return 0;
     }
     let paths = Paths::from_env();
@@ -83,8 +88,18 @@ pub fn run(tool: &str, event: &str) -> i32 {
     let deadline = started + deadline();
     start_watchdog(deadline, state.clone(), paths.clone(), lines.clone());
 
-    let outcome = store_and_recall(&paths, &adapter, &capture, memory.as_ref(), redactor, deadline);
-    if state.compare_exchange(RUNNING, FINISHED, Ordering::SeqCst, Ordering::SeqCst).is_err() {
+    let outcome = store_and_recall(
+        &paths,
+        &adapter,
+        &capture,
+        memory.as_ref(),
+        redactor,
+        deadline,
+    );
+    if state
+        .compare_exchange(RUNNING, FINISHED, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
         // The watchdog took over and is exiting the process.
         loop {
             std::thread::park();
@@ -124,7 +139,10 @@ fn start_watchdog(deadline: Instant, state: Arc<AtomicU8>, paths: Paths, lines: 
             }
             std::thread::park_timeout(deadline - now);
         }
-        if state.compare_exchange(RUNNING, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+        if state
+            .compare_exchange(RUNNING, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
             if !lines.is_empty() {
                 let _ = spool::append(&paths, &lines);
             }
@@ -162,7 +180,13 @@ fn store_and_recall(
             if capture.queue
                 && let Some(session) = &capture.session_id
             {
-                enqueue_tx(tx, &capture.project, session, &adapter.host, crate::time::now_ms())?;
+                enqueue_tx(
+                    tx,
+                    &capture.project,
+                    session,
+                    &adapter.host,
+                    crate::time::now_ms(),
+                )?;
             }
             touch_capture(tx, &adapter.host, crate::time::now_ms())
         })?;

@@ -28,7 +28,9 @@ pub fn render(template: &str, payload: &Value) -> Rendered {
     let mut filled = false;
     let mut rest = template;
     while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}') else { break };
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
         text.push_str(&rest[..open]);
         let spec = &rest[open + 1..open + close];
         let value = spec
@@ -79,9 +81,13 @@ pub fn strings_at(payload: &Value, path: &str, out: &mut Vec<String>) {
     match path.split_once("[]") {
         None => match lookup(payload, path) {
             Some(Value::String(s)) if !s.is_empty() => out.push(s.clone()),
-            Some(Value::Array(items)) => {
-                out.extend(items.iter().filter_map(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned))
-            }
+            Some(Value::Array(items)) => out.extend(
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned),
+            ),
             _ => {}
         },
         Some((head, tail)) => {
@@ -108,7 +114,10 @@ fn value_text(v: &Value) -> Option<String> {
         Value::String(s) => Some(cut(s, FIELD_MAX)),
         Value::Bool(_) | Value::Number(_) => Some(v.to_string()),
         Value::Array(_) | Value::Object(_) => {
-            let mut w = Bounded { buf: Vec::new(), limit: FIELD_MAX + 1024 };
+            let mut w = Bounded {
+                buf: Vec::new(),
+                limit: FIELD_MAX + 1024,
+            };
             // The writer fails on purpose when full; the bytes kept so far are what we want, and
             // being longer than FIELD_MAX they get the cut marker.
             let _ = serde_json::to_writer(&mut w, v);
@@ -129,7 +138,9 @@ pub fn cut(s: &str, max: usize) -> String {
         end -= 1;
     }
     let window_start = end.saturating_sub(1024);
-    if let Some(sep) = s[window_start..end].rfind(|c: char| c.is_whitespace() || "\"',;".contains(c)) {
+    if let Some(sep) =
+        s[window_start..end].rfind(|c: char| c.is_whitespace() || "\"',;".contains(c))
+    {
         end = window_start + sep + 1;
     }
     let mut out = String::with_capacity(end + CUT_MARKER.len());
@@ -168,18 +179,33 @@ mod tests {
     #[test]
     fn renders_fields_alternatives_and_json() {
         let p = json!({"a": "x", "n": 3, "o": {"k": [1, 2]}, "empty": ""});
-        assert_eq!(render("{a} {n}", &p), Rendered { text: "x 3".into(), filled: true });
+        assert_eq!(
+            render("{a} {n}", &p),
+            Rendered {
+                text: "x 3".into(),
+                filled: true
+            }
+        );
         assert_eq!(render("{empty|a}", &p).text, "x");
         assert_eq!(render("{o}", &p).text, r#"{"k":[1,2]}"#);
         assert_eq!(render("{o.k.1}", &p).text, "2");
-        assert_eq!(render("S: {missing}", &p), Rendered { text: "S: ".into(), filled: false });
+        assert_eq!(
+            render("S: {missing}", &p),
+            Rendered {
+                text: "S: ".into(),
+                filled: false
+            }
+        );
         assert_eq!(render("unclosed {a", &p).text, "unclosed {a");
     }
 
     #[test]
     fn arrays_and_first_strings() {
         let p = json!({"roots": ["/w/shop", "/w/x"], "att": [{"f": "/a"}, {"f": "/b"}, {"g": 1}]});
-        assert_eq!(first_string(&p, &["cwd".into(), "roots".into()]).unwrap(), "/w/shop");
+        assert_eq!(
+            first_string(&p, &["cwd".into(), "roots".into()]).unwrap(),
+            "/w/shop"
+        );
         let mut files = Vec::new();
         strings_at(&p, "att[].f", &mut files);
         strings_at(&p, "roots", &mut files);
@@ -191,7 +217,11 @@ mod tests {
         let big = "word ".repeat(10_000);
         let out = render("{b}", &json!({ "b": big })).text;
         assert!(out.len() <= FIELD_MAX + CUT_MARKER.len());
-        assert!(out.ends_with("word  … [truncated]"), "{}", &out[out.len() - 30..]);
+        assert!(
+            out.ends_with("word  … [truncated]"),
+            "{}",
+            &out[out.len() - 30..]
+        );
         let obj = json!({ "list": vec!["abcdefgh"; 100_000] });
         let out = render("{list}", &obj).text;
         assert!(out.len() <= FIELD_MAX + CUT_MARKER.len() && out.ends_with(CUT_MARKER));

@@ -20,35 +20,37 @@ const BATCH: usize = 5000;
 
 pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     let input: Box<dyn Read> = match &args.file {
-        Some(p) if p.as_os_str() != "-" => Box::new(std::fs::File::open(p).map_err(|e| {
-            anyhow::anyhow!("cannot open {}: {e}", p.display())
-        })?),
+        Some(p) if p.as_os_str() != "-" => Box::new(
+            std::fs::File::open(p)
+                .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", p.display()))?,
+        ),
         _ => Box::new(std::io::stdin()),
     };
     let redactor = super::redactor()?;
     let mut store = super::open_store()?;
     let (mut new, mut dup, mut bad) = (0usize, 0usize, Vec::new());
     let mut batch: Vec<(Redacted<NewMemory>, Option<String>, bool)> = Vec::with_capacity(BATCH);
-    let mut flush = |batch: &mut Vec<(Redacted<NewMemory>, Option<String>, bool)>| -> anyhow::Result<()> {
-        let (n, d) = store.write(|tx| {
-            let (mut n, mut d) = (0, 0);
-            for (m, uid, dismissed) in batch.iter() {
-                if insert_tx(tx, m, uid.as_deref(), *dismissed)?.new {
-                    n += 1;
-                } else {
-                    d += 1;
+    let mut flush =
+        |batch: &mut Vec<(Redacted<NewMemory>, Option<String>, bool)>| -> anyhow::Result<()> {
+            let (n, d) = store.write(|tx| {
+                let (mut n, mut d) = (0, 0);
+                for (m, uid, dismissed) in batch.iter() {
+                    if insert_tx(tx, m, uid.as_deref(), *dismissed)?.new {
+                        n += 1;
+                    } else {
+                        d += 1;
+                    }
                 }
-            }
-            if let Some((m, _, _)) = batch.last() {
-                touch_capture(tx, &m.get().tool, m.get().created_at)?;
-            }
-            Ok((n, d))
-        })?;
-        new += n;
-        dup += d;
-        batch.clear();
-        Ok(())
-    };
+                if let Some((m, _, _)) = batch.last() {
+                    touch_capture(tx, &m.get().tool, m.get().created_at)?;
+                }
+                Ok((n, d))
+            })?;
+            new += n;
+            dup += d;
+            batch.clear();
+            Ok(())
+        };
     let mut reader = BufReader::with_capacity(1 << 20, input);
     let mut line = Vec::new();
     let mut number = 0;
@@ -64,7 +66,10 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         }
         match serde_json::from_str::<Record>(&text) {
             Ok(r) => {
-                let title = r.title.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| title_from_text(&r.text, 100));
+                let title = r
+                    .title
+                    .filter(|t| !t.trim().is_empty())
+                    .unwrap_or_else(|| title_from_text(&r.text, 100));
                 let m = NewMemory {
                     project: r.project,
                     kind: r.kind,

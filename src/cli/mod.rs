@@ -4,6 +4,8 @@
 
 pub mod capture;
 pub mod context;
+pub mod doctor;
+pub mod drain;
 pub mod export;
 pub mod import;
 pub mod redact;

@@ -27,7 +27,10 @@ pub fn run(args: RedactArgs) -> anyhow::Result<()> {
     std::io::stdin().read_to_end(&mut raw)?;
     let out = redactor.redact(&String::from_utf8_lossy(&raw));
     let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(out.as_bytes()).and_then(|_| stdout.flush()) {
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
     }

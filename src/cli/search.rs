@@ -53,8 +53,18 @@ pub fn run(args: SearchArgs) -> anyhow::Result<()> {
     if !(1..=100).contains(&args.limit) {
         anyhow::bail!("--limit must be from 1 to 100.");
     }
-    let since = args.since.as_deref().map(|s| crate::time::parse_time(s, false)).transpose().map_err(anyhow::Error::msg)?;
-    let mut until = args.until.as_deref().map(|s| crate::time::parse_time(s, true)).transpose().map_err(anyhow::Error::msg)?;
+    let since = args
+        .since
+        .as_deref()
+        .map(|s| crate::time::parse_time(s, false))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let mut until = args
+        .until
+        .as_deref()
+        .map(|s| crate::time::parse_time(s, true))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     if let Some(days) = args.older_than_days {
         if !(days.is_finite() && days >= 0.0) {
             anyhow::bail!("--older-than-days must be a number of days, 0 or more.");

@@ -26,7 +26,12 @@ pub struct ContextOptions {
 impl ContextOptions {
     /// The defaults for a project.
     pub fn for_project(project: &str, tool: &str) -> ContextOptions {
-        ContextOptions { project: project.to_owned(), tool: tool.to_owned(), limit: 20, max_chars: MAX_CHARS }
+        ContextOptions {
+            project: project.to_owned(),
+            tool: tool.to_owned(),
+            limit: 20,
+            max_chars: MAX_CHARS,
+        }
     }
 }
 
@@ -41,7 +46,13 @@ fn query(store: &Store, sql: &str, project: &str, limit: usize) -> Result<Vec<Me
 /// One line of the block for a memory.
 fn line(m: &Memory) -> String {
     let title = neutralise(&m.title.replace('\n', " "));
-    format!("- #{} {} [{}] {}", m.id, crate::time::hour_minute(m.created_at), m.mtype, title)
+    format!(
+        "- #{} {} [{}] {}",
+        m.id,
+        crate::time::hour_minute(m.created_at),
+        m.mtype,
+        title
+    )
 }
 
 /// Build the block.
@@ -70,7 +81,10 @@ pub fn build(store: &Store, opts: &ContextOptions) -> Result<String, StoreError>
     let mut lines = vec![format!("# Memory for {}", neutralise(&opts.project))];
     let mut items = 0;
     if pinned.is_empty() && recent.is_empty() {
-        lines.push(format!("No memories yet for {}.", neutralise(&opts.project)));
+        lines.push(format!(
+            "No memories yet for {}.",
+            neutralise(&opts.project)
+        ));
     }
     if !pinned.is_empty() {
         lines.push("## Pinned".into());
@@ -120,7 +134,9 @@ fn fit(lines: Vec<String>, total_items: usize, max_chars: usize) -> String {
         economics.push_str(&format!(", {omitted} left out to fit"));
     }
     let estimate = (body.chars().count() + overhead) / 4;
-    economics.push_str(&format!("; ~{estimate} tokens for this block (estimate, chars/4)."));
+    economics.push_str(&format!(
+        "; ~{estimate} tokens for this block (estimate, chars/4)."
+    ));
     body.push_str(&economics);
     wrap(&body)
 }

@@ -27,7 +27,9 @@ impl std::str::FromStr for Order {
             "relevance" => Ok(Order::Relevance),
             "date_desc" => Ok(Order::DateDesc),
             "date_asc" => Ok(Order::DateAsc),
-            other => Err(format!("unknown order \"{other}\": use relevance, date_desc or date_asc.")),
+            other => Err(format!(
+                "unknown order \"{other}\": use relevance, date_desc or date_asc."
+            )),
         }
     }
 }
@@ -69,9 +71,10 @@ pub struct SearchResult {
 /// Words too common to be worth matching on.
 const STOPWORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
-    "had", "has", "have", "he", "her", "his", "how", "i", "in", "is", "it", "its", "me", "my", "of",
-    "on", "or", "our", "she", "so", "that", "the", "their", "them", "they", "this", "to", "was",
-    "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your",
+    "had", "has", "have", "he", "her", "his", "how", "i", "in", "is", "it", "its", "me", "my",
+    "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "they", "this", "to",
+    "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "you",
+    "your",
 ];
 
 /// The words of a query, lowercased, without stopwords (unless nothing else is left).
@@ -81,8 +84,11 @@ pub fn query_terms(q: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    let content: Vec<String> =
-        words.iter().filter(|w| !STOPWORDS.contains(&w.as_str())).cloned().collect();
+    let content: Vec<String> = words
+        .iter()
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .cloned()
+        .collect();
     let mut out = if content.is_empty() { words } else { content };
     let mut seen = std::collections::HashSet::new();
     out.retain(|w| seen.insert(w.clone()));
@@ -96,7 +102,13 @@ pub fn fts_expression(q: &str) -> Option<String> {
     if terms.is_empty() {
         return None;
     }
-    Some(terms.iter().map(|t| format!("\"{}\"", t.replace('"', ""))).collect::<Vec<_>>().join(" OR "))
+    Some(
+        terms
+            .iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "")))
+            .collect::<Vec<_>>()
+            .join(" OR "),
+    )
 }
 
 /// How many BM25 candidates the relevance ranking looks at.
@@ -112,13 +124,25 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
         filters.push_str(&sql.replace('?', &format!("?{}", args.len())));
     };
     if let Some(p) = &q.project {
-        push(" AND m.project = ?", SqlValue::Text(p.clone()), &mut filters);
+        push(
+            " AND m.project = ?",
+            SqlValue::Text(p.clone()),
+            &mut filters,
+        );
     }
     if let Some(t) = q.mtype {
-        push(" AND m.type = ?", SqlValue::Text(t.as_str().into()), &mut filters);
+        push(
+            " AND m.type = ?",
+            SqlValue::Text(t.as_str().into()),
+            &mut filters,
+        );
     }
     if let Some(k) = q.kind {
-        push(" AND m.kind = ?", SqlValue::Text(k.as_str().into()), &mut filters);
+        push(
+            " AND m.kind = ?",
+            SqlValue::Text(k.as_str().into()),
+            &mut filters,
+        );
     }
     if let Some(s) = q.since {
         push(" AND m.created_at >= ?", SqlValue::Integer(s), &mut filters);
@@ -146,7 +170,13 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             lim = limit,
             off = q.offset,
         );
-        rows(store, &sql, &args)?.into_iter().map(|m| Hit { memory: m, score: 0.0 }).collect()
+        rows(store, &sql, &args)?
+            .into_iter()
+            .map(|m| Hit {
+                memory: m,
+                score: 0.0,
+            })
+            .collect()
     } else {
         let expr = match q.query.as_deref() {
             Some(text) if q.raw => Some(text.to_owned()),
@@ -154,29 +184,46 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             None => None,
         };
         let Some(expr) = expr else {
-            return Ok(SearchResult { hits: vec![], reason: Some("the query has no words to search for.".into()) });
+            return Ok(SearchResult {
+                hits: vec![],
+                reason: Some("the query has no words to search for.".into()),
+            });
         };
         args.push(SqlValue::Text(expr));
         let match_arg = args.len();
-        let pool = if q.order == Order::Relevance { POOL.max(limit + q.offset) } else { limit + q.offset };
+        let pool = if q.order == Order::Relevance {
+            POOL.max(limit + q.offset)
+        } else {
+            limit + q.offset
+        };
         let sql = format!(
             "SELECT {cols}, bm25(memories_fts, 4.0, 1.0) AS rank FROM memories_fts
              JOIN memories m ON m.id = memories_fts.rowid
              WHERE memories_fts MATCH ?{match_arg} {filters}
              ORDER BY {ord} LIMIT {pool}",
             cols = prefixed_columns(),
-            ord = if q.order == Order::Relevance { "rank".to_owned() } else { order_sql.to_owned() },
+            ord = if q.order == Order::Relevance {
+                "rank".to_owned()
+            } else {
+                order_sql.to_owned()
+            },
         );
         let mut stmt = store.conn().prepare(&sql).map_err(|e| store.err(e))?;
         let found = stmt
             .query_map(rusqlite::params_from_iter(args.iter()), |r| {
-                Ok(Hit { memory: from_row(r)?, score: -r.get::<_, f64>(13)? })
+                Ok(Hit {
+                    memory: from_row(r)?,
+                    score: -r.get::<_, f64>(13)?,
+                })
             })
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>());
         let mut found = match found {
             Ok(f) => f,
             Err(e) if q.raw => {
-                return Ok(SearchResult { hits: vec![], reason: Some(format!("the raw FTS query failed: {e}.")) });
+                return Ok(SearchResult {
+                    hits: vec![],
+                    reason: Some(format!("the raw FTS query failed: {e}.")),
+                });
             }
             Err(e) => return Err(store.err(e)),
         };
@@ -185,12 +232,20 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             for h in &mut found {
                 h.score = adjusted_score(h, newest);
             }
-            found.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.memory.id.cmp(&a.memory.id)));
+            found.sort_by(|a, b| {
+                b.score
+                    .total_cmp(&a.score)
+                    .then(b.memory.id.cmp(&a.memory.id))
+            });
         }
         found.into_iter().skip(q.offset).take(limit).collect()
     };
     hits.truncate(limit);
-    let reason = if hits.is_empty() { Some(no_match_reason(store, q)?) } else { None };
+    let reason = if hits.is_empty() {
+        Some(no_match_reason(store, q)?)
+    } else {
+        None
+    };
     Ok(SearchResult { hits, reason })
 }
 
@@ -214,11 +269,17 @@ fn adjusted_score(h: &Hit, newest: i64) -> f64 {
 }
 
 fn prefixed_columns() -> String {
-    COLUMNS.split(", ").map(|c| format!("m.{}", c.trim())).collect::<Vec<_>>().join(", ")
+    COLUMNS
+        .split(", ")
+        .map(|c| format!("m.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn like_escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+    s.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
 }
 
 fn rows(store: &Store, sql: &str, args: &[SqlValue]) -> Result<Vec<Memory>, StoreError> {
@@ -232,10 +293,16 @@ fn rows(store: &Store, sql: &str, args: &[SqlValue]) -> Result<Vec<Memory>, Stor
 /// Why a search found nothing, in words a user can act on.
 fn no_match_reason(store: &Store, q: &SearchQuery) -> Result<String, StoreError> {
     let count = |sql: &str, p: &str| -> Result<i64, StoreError> {
-        store.conn().query_row(sql, [p], |r| r.get(0)).map_err(|e| store.err(e))
+        store
+            .conn()
+            .query_row(sql, [p], |r| r.get(0))
+            .map_err(|e| store.err(e))
     };
     if let Some(p) = &q.project
-        && count("SELECT count(*) FROM memories WHERE project = ?1 AND dismissed = 0", p)? == 0
+        && count(
+            "SELECT count(*) FROM memories WHERE project = ?1 AND dismissed = 0",
+            p,
+        )? == 0
     {
         return Ok(format!("no memories in project \"{p}\"."));
     }
@@ -272,8 +339,14 @@ mod tests {
 
     #[test]
     fn the_sanitiser_keeps_words_only() {
-        assert_eq!(fts_expression("pnpm AND (npm").unwrap(), "\"pnpm\" OR \"npm\"");
-        assert_eq!(fts_expression("\"NEAR(a b)\" *").unwrap(), "\"near\" OR \"b\"");
+        assert_eq!(
+            fts_expression("pnpm AND (npm").unwrap(),
+            "\"pnpm\" OR \"npm\""
+        );
+        assert_eq!(
+            fts_expression("\"NEAR(a b)\" *").unwrap(),
+            "\"near\" OR \"b\""
+        );
         assert_eq!(fts_expression("the"), Some("\"the\"".into()));
         assert_eq!(fts_expression("()*\"^-"), None);
     }

@@ -39,7 +39,10 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         pattern: r"(?is)<private>.*?(?:</private>|\z)",
         marker: "[private]",
         positives: &[
-            ("a <private>customer list: Acme</private> b", "a [private] b"),
+            (
+                "a <private>customer list: Acme</private> b",
+                "a [private] b",
+            ),
             ("x <PRIVATE>one\ntwo</PRIVATE>", "x [private]"),
             ("unclosed <private>rest of the text", "unclosed [private]"),
         ],
@@ -82,7 +85,10 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
             "stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc end",
             "stripe [redacted:stripe-key] end",
         )],
-        negatives: &["pk_live_4eC39HqLyjWDarjtT1zdp7dc is publishable", "run_test_suite_now"],
+        negatives: &[
+            "pk_live_4eC39HqLyjWDarjtT1zdp7dc is publishable",
+            "run_test_suite_now",
+        ],
     },
     BuiltinRule {
         name: "api-key",
@@ -90,13 +96,19 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         pattern: r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
         marker: "[redacted:api-key]",
         positives: &[
-            ("token sk-abcdefghijklmnopqrstuvwx1234 x", "token [redacted:api-key] x"),
+            (
+                "token sk-abcdefghijklmnopqrstuvwx1234 x",
+                "token [redacted:api-key] x",
+            ),
             (
                 "OPENAI_API_KEY=sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34",
                 "OPENAI_API_KEY=[redacted:api-key]",
             ),
         ],
-        negatives: &["risk-assessment-of-the-project-plan", "sk-learn is a library"],
+        negatives: &[
+            "risk-assessment-of-the-project-plan",
+            "sk-learn is a library",
+        ],
     },
     BuiltinRule {
         name: "github-token",
@@ -118,8 +130,8 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
     BuiltinRule {
         name: "gitlab-token",
         keywords: &[
-            "glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glimt-", "glft-", "gloas-",
-            "glsoat-", "glagent-",
+            "glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glimt-", "glft-", "gloas-", "glsoat-",
+            "glagent-",
         ],
         pattern: r"\bgl(?:pat|dt|ptt|rt|cbt|imt|ft|oas|soat|agent)-[A-Za-z0-9_-]{20,}",
         marker: "[redacted:gitlab-token]",
@@ -271,7 +283,10 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
                 "DATABASE_URL=postgres://app:s3cr3tpass@db.internal:5432/shop",
                 "DATABASE_URL=postgres://app:[redacted]@db.internal:5432/shop",
             ),
-            ("redis://:hunter2@cache:6379", "redis://:[redacted]@cache:6379"),
+            (
+                "redis://:hunter2@cache:6379",
+                "redis://:[redacted]@cache:6379",
+            ),
         ],
         negatives: &[
             "https://example.com:8080/path",
@@ -289,9 +304,15 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
                 "curl -H 'Authorization: Bearer abc123def456' https://api",
                 "curl -H 'Authorization: Bearer [redacted]' https://api",
             ),
-            ("authorization: basic dXNlcjpwYXNz", "authorization: basic [redacted]"),
+            (
+                "authorization: basic dXNlcjpwYXNz",
+                "authorization: basic [redacted]",
+            ),
         ],
-        negatives: &["Authorization: Bearer $TOKEN", "authorization is checked first"],
+        negatives: &[
+            "Authorization: Bearer $TOKEN",
+            "authorization is checked first",
+        ],
     },
     BuiltinRule {
         name: "bearer-token",
@@ -311,7 +332,10 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         marker: "[redacted]",
         positives: &[
             ("DB_PASSWORD=hunter22", "DB_PASSWORD=[redacted]"),
-            (r#"{"password": "correct-horse"}"#, r#"{"password": "[redacted]"}"#),
+            (
+                r#"{"password": "correct-horse"}"#,
+                r#"{"password": "[redacted]"}"#,
+            ),
             ("client_secret: abcdef123", "client_secret: [redacted]"),
             ("api_key='abcdefgh'", "api_key='[redacted]'"),
             ("GITHUB_TOKEN := s3cretvalue", "GITHUB_TOKEN := [redacted]"),

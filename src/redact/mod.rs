@@ -85,12 +85,15 @@ impl Redactor {
             }
         }
         for rule in &self.user {
-            if !rule.keywords.is_empty() && !rule.keywords.iter().any(|k| lower.contains(k.as_str()))
+            if !rule.keywords.is_empty()
+                && !rule.keywords.iter().any(|k| lower.contains(k.as_str()))
             {
                 continue;
             }
             let Some(re) = rule.compiled() else { continue };
-            if let Cow::Owned(s) = replace_secrets(re, &out, &rule.marker, rule.secret_group, rule.entropy) {
+            if let Cow::Owned(s) =
+                replace_secrets(re, &out, &rule.marker, rule.secret_group, rule.entropy)
+            {
                 out = Cow::Owned(s);
             }
         }
@@ -102,8 +105,17 @@ impl Redactor {
 /// variable, a placeholder): replacing them would only hide useful text.
 fn is_placeholder(value: &str) -> bool {
     const PREFIXES: &[&str] = &[
-        "[redacted", "[private]", "$", "<", "%", "{{", "process.env", "os.environ", "env(",
-        "env.", "getenv",
+        "[redacted",
+        "[private]",
+        "$",
+        "<",
+        "%",
+        "{{",
+        "process.env",
+        "os.environ",
+        "env(",
+        "env.",
+        "getenv",
     ];
     PREFIXES.iter().any(|p| value.starts_with(p))
 }
@@ -213,13 +225,31 @@ mod tests {
     fn every_builtin_rule_catches_its_positives_and_spares_its_negatives() {
         let r = Redactor::builtin();
         for rule in BUILTIN_RULES {
-            assert!(!rule.positives.is_empty(), "{} has no positive example", rule.name);
-            assert!(!rule.negatives.is_empty(), "{} has no negative example", rule.name);
+            assert!(
+                !rule.positives.is_empty(),
+                "{} has no positive example",
+                rule.name
+            );
+            assert!(
+                !rule.negatives.is_empty(),
+                "{} has no negative example",
+                rule.name
+            );
             for (input, expected) in rule.positives {
-                assert_eq!(&r.redact(input), expected, "rule {} on {input:?}", rule.name);
+                assert_eq!(
+                    &r.redact(input),
+                    expected,
+                    "rule {} on {input:?}",
+                    rule.name
+                );
             }
             for input in rule.negatives {
-                assert_eq!(&r.redact(input), input, "rule {} changed {input:?}", rule.name);
+                assert_eq!(
+                    &r.redact(input),
+                    input,
+                    "rule {} changed {input:?}",
+                    rule.name
+                );
             }
         }
     }

@@ -16,11 +16,18 @@ use std::sync::OnceLock;
 #[derive(Debug, thiserror::Error)]
 pub enum RuleFileError {
     #[error("cannot read redaction rules {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("redaction rules {path} are not valid gitleaks TOML: {message}")]
     Toml { path: PathBuf, message: String },
     #[error("redaction rule \"{rule}\" in {path}: {message}")]
-    Rule { path: PathBuf, rule: String, message: String },
+    Rule {
+        path: PathBuf,
+        rule: String,
+        message: String,
+    },
 }
 
 #[derive(Deserialize)]
@@ -57,7 +64,9 @@ impl UserRule {
     /// Compile the regex.
     /// gitleaks' generic rules are large once Unicode classes expand; allow for them.
     pub fn compile(&self) -> Result<Regex, regex::Error> {
-        regex::RegexBuilder::new(&self.pattern).size_limit(256 << 20).build()
+        regex::RegexBuilder::new(&self.pattern)
+            .size_limit(256 << 20)
+            .build()
     }
 
     /// The compiled regex, or `None` when it does not compile (reported once on stderr).
@@ -113,7 +122,11 @@ fn parse_rules(path: &Path, text: &str) -> Result<Vec<UserRule>, RuleFileError> 
         out.push(UserRule {
             marker: format!("[redacted:{id}]"),
             id: id.clone(),
-            keywords: raw.keywords.iter().map(|k| k.to_ascii_lowercase()).collect(),
+            keywords: raw
+                .keywords
+                .iter()
+                .map(|k| k.to_ascii_lowercase())
+                .collect(),
             secret_group,
             entropy: raw.entropy,
             pattern,
@@ -137,7 +150,10 @@ pub fn check_rules(path: &Path, rules: &[UserRule]) -> Result<(), RuleFileError>
             return Err(RuleFileError::Rule {
                 path: path.to_owned(),
                 rule: rule.id.clone(),
-                message: format!("secretGroup {g} but the regex has {} group(s)", re.captures_len() - 1),
+                message: format!(
+                    "secretGroup {g} but the regex has {} group(s)",
+                    re.captures_len() - 1
+                ),
             });
         }
     }
@@ -145,7 +161,12 @@ pub fn check_rules(path: &Path, rules: &[UserRule]) -> Result<(), RuleFileError>
 }
 
 fn first_line(s: &str) -> String {
-    s.lines().rev().find(|l| l.trim_start().starts_with("error:")).unwrap_or(s).trim().to_owned()
+    s.lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with("error:"))
+        .unwrap_or(s)
+        .trim()
+        .to_owned()
 }
 
 #[cfg(test)]
@@ -168,7 +189,10 @@ mod tests {
             keywords = ["ACME_KEY"]
             "#,
         );
-        assert_eq!(r.redact("acme_key = abcdefghijkl"), "acme_key = [redacted:acme-key]");
+        assert_eq!(
+            r.redact("acme_key = abcdefghijkl"),
+            "acme_key = [redacted:acme-key]"
+        );
         assert_eq!(r.redact("acme_key = short"), "acme_key = short");
     }
 
@@ -190,22 +214,36 @@ mod tests {
     #[test]
     fn bad_files_name_the_rule() {
         let p = Path::new("rules.toml");
-        let e = parse_rules(p, "[[rules]]\nid = \"nore\"\n").err().unwrap().to_string();
+        let e = parse_rules(p, "[[rules]]\nid = \"nore\"\n")
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("\"nore\"") && e.contains("no regex"), "{e}");
         let e = parse_rules(p, "[[rules]\n").err().unwrap().to_string();
         assert!(e.contains("not valid gitleaks TOML"), "{e}");
-        let rules = parse_rules(p, "[[rules]]\nid = \"broken\"\nregex = '''(unclosed'''\n").unwrap();
-        let e = check_rules(p, &rules).unwrap_err().to_string();
-        assert!(e.contains("\"broken\"") && e.contains("does not compile"), "{e}");
         let rules =
-            parse_rules(p, "[[rules]]\nid = \"grp\"\nregex = '''a(b)'''\nsecretGroup = 3\n").unwrap();
+            parse_rules(p, "[[rules]]\nid = \"broken\"\nregex = '''(unclosed'''\n").unwrap();
+        let e = check_rules(p, &rules).unwrap_err().to_string();
+        assert!(
+            e.contains("\"broken\"") && e.contains("does not compile"),
+            "{e}"
+        );
+        let rules = parse_rules(
+            p,
+            "[[rules]]\nid = \"grp\"\nregex = '''a(b)'''\nsecretGroup = 3\n",
+        )
+        .unwrap();
         let e = check_rules(p, &rules).unwrap_err().to_string();
         assert!(e.contains("secretGroup 3"), "{e}");
     }
 
     #[test]
     fn path_only_rules_are_skipped() {
-        let rules = parse_rules(Path::new("r.toml"), "[[rules]]\nid = \"pkcs12\"\npath = '''\\.p12$'''\n").unwrap();
+        let rules = parse_rules(
+            Path::new("r.toml"),
+            "[[rules]]\nid = \"pkcs12\"\npath = '''\\.p12$'''\n",
+        )
+        .unwrap();
         assert!(rules.is_empty());
     }
 }

@@ -70,8 +70,9 @@ pub(crate) fn insert_tx(
         )
         .optional()?;
     if let Some(id) = id {
-        let mut add_file =
-            tx.prepare_cached("INSERT OR IGNORE INTO memory_files (path, memory_id) VALUES (?1, ?2)")?;
+        let mut add_file = tx.prepare_cached(
+            "INSERT OR IGNORE INTO memory_files (path, memory_id) VALUES (?1, ?2)",
+        )?;
         for f in &m.files {
             add_file.execute(params![f, id])?;
         }
@@ -148,7 +149,11 @@ impl Store {
             .map_err(|e| self.err(e))?;
         let mut out = Vec::new();
         for id in ids {
-            if let Some(m) = stmt.query_row([id], from_row).optional().map_err(|e| self.err(e))? {
+            if let Some(m) = stmt
+                .query_row([id], from_row)
+                .optional()
+                .map_err(|e| self.err(e))?
+            {
                 out.push(m);
             }
         }

@@ -9,9 +9,9 @@ mod memories;
 mod queue;
 pub mod schema;
 
+pub(crate) use memories::{COLUMNS, from_row, insert_tx, touch_capture};
 pub use memories::{Inserted, content_hash};
 pub use queue::QueuedSession;
-pub(crate) use memories::{COLUMNS, from_row, insert_tx, touch_capture};
 pub(crate) use queue::enqueue_tx;
 
 use crate::config::Paths;
@@ -22,14 +22,26 @@ use std::time::Duration;
 /// Why the store could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("the store {path} has schema version {found}, newer than this aletheia knows ({supported}); upgrade aletheia")]
-    NewerSchema { path: PathBuf, found: i64, supported: i64 },
+    #[error(
+        "the store {path} has schema version {found}, newer than this aletheia knows ({supported}); upgrade aletheia"
+    )]
+    NewerSchema {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
     #[error("cannot create the data directory {path}: {source}")]
-    DataDir { path: PathBuf, source: std::io::Error },
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("the store's folder {0} does not exist; create it or point ALETHEIA_HUB_DB elsewhere")]
     MissingFolder(PathBuf),
     #[error("store {path}: {source}")]
-    Sqlite { path: PathBuf, source: rusqlite::Error },
+    Sqlite {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
 }
 
 /// How long to wait for another writer before giving up.
@@ -40,9 +52,13 @@ pub struct OpenOptions {
 
 impl OpenOptions {
     /// The hook's budget: short, because a locked store means spooling, not waiting.
-    pub const HOOK: OpenOptions = OpenOptions { busy_timeout: Duration::from_millis(300) };
+    pub const HOOK: OpenOptions = OpenOptions {
+        busy_timeout: Duration::from_millis(300),
+    };
     /// Interactive commands wait longer for a busy writer.
-    pub const INTERACTIVE: OpenOptions = OpenOptions { busy_timeout: Duration::from_secs(5) };
+    pub const INTERACTIVE: OpenOptions = OpenOptions {
+        busy_timeout: Duration::from_secs(5),
+    };
 }
 
 /// An open store.
@@ -72,7 +88,10 @@ impl Store {
 
     /// Open (and create or migrate) the store at `path`.
     pub fn open_path(path: &Path, opts: OpenOptions) -> Result<Store, StoreError> {
-        let err = |source| StoreError::Sqlite { path: path.to_owned(), source };
+        let err = |source| StoreError::Sqlite {
+            path: path.to_owned(),
+            source,
+        };
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -80,7 +99,10 @@ impl Store {
         conn.busy_timeout(opts.busy_timeout).map_err(err)?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
             .map_err(err)?;
-        let mut store = Store { conn, path: path.to_owned() };
+        let mut store = Store {
+            conn,
+            path: path.to_owned(),
+        };
         store.migrate()?;
         Ok(store)
     }
@@ -96,7 +118,10 @@ impl Store {
     }
 
     pub(crate) fn err(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite { path: self.path.clone(), source }
+        StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
     }
 
     /// The schema version on disk.
@@ -119,11 +144,17 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(|e| StoreError::Sqlite { path: self.path.clone(), source: e })?;
+            .map_err(|e| StoreError::Sqlite {
+                path: self.path.clone(),
+                source: e,
+            })?;
         // Another process may have migrated while we waited for the write lock.
         let version: i64 = tx
             .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| StoreError::Sqlite { path: self.path.clone(), source: e })?;
+            .map_err(|e| StoreError::Sqlite {
+                path: self.path.clone(),
+                source: e,
+            })?;
         if version > schema::CURRENT_VERSION {
             drop(tx);
             return self.check_not_newer(version);
@@ -131,7 +162,10 @@ impl Store {
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
             tx.execute_batch(sql)
                 .and_then(|_| tx.pragma_update(None, "user_version", i as i64 + 1))
-                .map_err(|e| StoreError::Sqlite { path: self.path.clone(), source: e })?;
+                .map_err(|e| StoreError::Sqlite {
+                    path: self.path.clone(),
+                    source: e,
+                })?;
         }
         tx.commit().map_err(|e| self.err(e))
     }
@@ -153,7 +187,10 @@ impl Store {
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
         let path = self.path.clone();
-        let err = |source| StoreError::Sqlite { path: path.clone(), source };
+        let err = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -177,8 +214,14 @@ mod tests {
             assert_eq!(s.schema_version().unwrap(), schema::CURRENT_VERSION);
             s.conn.pragma_update(None, "user_version", 99).unwrap();
         }
-        let e = Store::open_path(&db, OpenOptions::INTERACTIVE).err().unwrap().to_string();
-        assert!(e.contains("schema version 99") && e.contains("upgrade aletheia"), "{e}");
+        let e = Store::open_path(&db, OpenOptions::INTERACTIVE)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("schema version 99") && e.contains("upgrade aletheia"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -187,7 +230,10 @@ mod tests {
         let db = tmp.path().join("hub.db");
         drop(Store::open_path(&db, OpenOptions::INTERACTIVE).unwrap());
         let s = Store::open_path(&db, OpenOptions::INTERACTIVE).unwrap();
-        let mode: String = s.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        let mode: String = s
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(mode, "wal");
     }
 }

@@ -48,8 +48,18 @@ impl Env {
 
     /// Run a hook with a payload; asserts exit 0 and returns stdout.
     pub fn hook(&self, tool: &str, event: &str, payload: impl AsRef<[u8]>) -> String {
-        let out = self.cmd().args(["hook", tool, event]).write_stdin(payload.as_ref().to_vec()).output().unwrap();
-        assert_eq!(out.status.code(), Some(0), "hook {tool} {event}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = self
+            .cmd()
+            .args(["hook", tool, event])
+            .write_stdin(payload.as_ref().to_vec())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "hook {tool} {event}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     }
 
@@ -62,7 +72,9 @@ impl Env {
         if !self.db().exists() {
             return 0;
         }
-        self.conn().query_row("SELECT count(*) FROM memories", [], |r| r.get(0)).unwrap()
+        self.conn()
+            .query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
+            .unwrap()
     }
 
     /// (kind, title, text) of every memory, in id order.
@@ -71,12 +83,19 @@ impl Env {
             return vec![];
         }
         let c = self.conn();
-        let mut s = c.prepare("SELECT kind, title, text FROM memories ORDER BY id").unwrap();
-        s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+        let mut s = c
+            .prepare("SELECT kind, title, text FROM memories ORDER BY id")
+            .unwrap();
+        s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
     }
 
     pub fn spool_lines(&self) -> usize {
-        std::fs::read_to_string(self.spool()).map(|s| s.lines().filter(|l| !l.trim().is_empty()).count()).unwrap_or(0)
+        std::fs::read_to_string(self.spool())
+            .map(|s| s.lines().filter(|l| !l.trim().is_empty()).count())
+            .unwrap_or(0)
     }
 }
 
