@@ -95,20 +95,29 @@ pub fn query_terms(q: &str) -> Vec<String> {
     out
 }
 
-/// An FTS5 MATCH expression for any user text: each word quoted, joined with OR. `None` when the
-/// text has no words.
+/// An FTS5 MATCH expression for any user text: each word quoted, joined with OR, limited to the
+/// title and text columns. `None` when the text has no words.
 pub fn fts_expression(q: &str) -> Option<String> {
     let terms = query_terms(q);
     if terms.is_empty() {
         return None;
     }
-    Some(
-        terms
-            .iter()
-            .map(|t| format!("\"{}\"", t.replace('"', "")))
-            .collect::<Vec<_>>()
-            .join(" OR "),
-    )
+    let words: Vec<String> = terms
+        .iter()
+        .map(|t| format!("\"{}\"", t.replace('"', "")))
+        .collect();
+    Some(format!("{{title text}} : ({})", words.join(" OR ")))
+}
+
+/// The MATCH clause that narrows to a project's rows inside the index (the exact project filter
+/// still applies afterwards: the index sees the key's words, not the key).
+fn project_expression(project: &str) -> Option<String> {
+    let words: Vec<String> = project
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase())
+        .collect();
+    (!words.is_empty()).then(|| format!("project : \"{}\"", words.join(" ")))
 }
 
 /// How many BM25 candidates the relevance ranking looks at.
@@ -180,7 +189,12 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
     } else {
         let expr = match q.query.as_deref() {
             Some(text) if q.raw => Some(text.to_owned()),
-            Some(text) => fts_expression(text),
+            Some(text) => fts_expression(text).map(|e| {
+                match q.project.as_deref().and_then(project_expression) {
+                    Some(p) => format!("({e}) AND {p}"),
+                    None => e,
+                }
+            }),
             None => None,
         };
         let Some(expr) = expr else {
@@ -197,7 +211,7 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             limit + q.offset
         };
         let sql = format!(
-            "SELECT {cols}, bm25(memories_fts, 4.0, 1.0) AS rank FROM memories_fts
+            "SELECT {cols}, bm25(memories_fts, 4.0, 1.0, 0.0) AS rank FROM memories_fts
              JOIN memories m ON m.id = memories_fts.rowid
              WHERE memories_fts MATCH ?{match_arg} {filters}
              ORDER BY {ord} LIMIT {pool}",
@@ -339,23 +353,22 @@ mod tests {
 
     #[test]
     fn the_sanitiser_keeps_words_only() {
-        assert_eq!(
-            fts_expression("pnpm AND (npm").unwrap(),
-            "\"pnpm\" OR \"npm\""
-        );
-        assert_eq!(
-            fts_expression("\"NEAR(a b)\" *").unwrap(),
-            "\"near\" OR \"b\""
-        );
-        assert_eq!(fts_expression("the"), Some("\"the\"".into()));
+        let q = |s: &str| fts_expression(s).unwrap();
+        assert_eq!(q("pnpm AND (npm"), r#"{title text} : ("pnpm" OR "npm")"#);
+        assert_eq!(q("\"NEAR(a b)\" *"), r#"{title text} : ("near" OR "b")"#);
+        assert_eq!(q("the"), r#"{title text} : ("the")"#);
         assert_eq!(fts_expression("()*\"^-"), None);
+        assert_eq!(
+            project_expression("shop/feat-x").unwrap(),
+            r#"project : "shop feat x""#
+        );
     }
 
     proptest! {
         #[test]
         fn any_text_gives_a_valid_fts_query(q in any::<String>()) {
             let conn = rusqlite::Connection::open_in_memory().unwrap();
-            conn.execute_batch("CREATE VIRTUAL TABLE t USING fts5(x); INSERT INTO t VALUES ('hello world');").unwrap();
+            conn.execute_batch("CREATE VIRTUAL TABLE t USING fts5(title, text); INSERT INTO t VALUES ('hello', 'world');").unwrap();
             if let Some(expr) = fts_expression(&q) {
                 let r: rusqlite::Result<i64> =
                     conn.query_row("SELECT count(*) FROM t WHERE t MATCH ?1", [expr], |r| r.get(0));

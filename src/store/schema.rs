@@ -37,22 +37,24 @@ pub const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX memory_files_by_memory ON memory_files (memory_id);
 
+    -- project is indexed so a project-limited search intersects posting lists instead of
+    -- ranking every match in every project; its bm25 weight is 0.
     CREATE VIRTUAL TABLE memories_fts USING fts5 (
-        title, text,
+        title, text, project,
         content = 'memories', content_rowid = 'id',
         tokenize = 'porter unicode61 remove_diacritics 2'
     );
     CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
-        INSERT INTO memories_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
+        INSERT INTO memories_fts (rowid, title, text, project) VALUES (new.id, new.title, new.text, new.project);
     END;
     CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
-        INSERT INTO memories_fts (memories_fts, rowid, title, text)
-            VALUES ('delete', old.id, old.title, old.text);
+        INSERT INTO memories_fts (memories_fts, rowid, title, text, project)
+            VALUES ('delete', old.id, old.title, old.text, old.project);
     END;
-    CREATE TRIGGER memories_fts_update AFTER UPDATE OF title, text ON memories BEGIN
-        INSERT INTO memories_fts (memories_fts, rowid, title, text)
-            VALUES ('delete', old.id, old.title, old.text);
-        INSERT INTO memories_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
+    CREATE TRIGGER memories_fts_update AFTER UPDATE OF title, text, project ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, title, text, project)
+            VALUES ('delete', old.id, old.title, old.text, old.project);
+        INSERT INTO memories_fts (rowid, title, text, project) VALUES (new.id, new.title, new.text, new.project);
     END;
 
     CREATE TABLE session_queue (
