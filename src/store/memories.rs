@@ -96,11 +96,13 @@ pub(crate) fn insert_tx(
     }
 }
 
-/// Record that `tool` captured something now (for `doctor`).
+/// Record that `tool` captured something now (for `doctor`). To the minute: a row rewritten on
+/// every hook would cost every hook a page write for a figure nobody needs to the millisecond.
 pub(crate) fn touch_capture(tx: &Transaction<'_>, tool: &str, at: i64) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT INTO captures (tool, last_at) VALUES (?1, ?2)
-         ON CONFLICT (tool) DO UPDATE SET last_at = max(last_at, excluded.last_at)",
+         ON CONFLICT (tool) DO UPDATE SET last_at = excluded.last_at
+         WHERE excluded.last_at > last_at + 60000",
     )?
     .execute(params![tool, at])?;
     Ok(())

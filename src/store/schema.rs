@@ -28,7 +28,6 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX memories_by_time ON memories (created_at);
     CREATE INDEX memories_by_project_time ON memories (project, created_at);
     CREATE INDEX memories_pinned ON memories (project) WHERE pinned = 1 AND dismissed = 0;
-    CREATE INDEX memories_by_session ON memories (session_id);
 
     CREATE TABLE memory_files (
         path      TEXT    NOT NULL,
