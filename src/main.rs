@@ -24,6 +24,10 @@ enum Command {
     Capture(cli::capture::CaptureArgs),
     /// Search memories.
     Search(cli::search::SearchArgs),
+    /// Show the memories before and after one memory.
+    Timeline(cli::timeline::TimelineArgs),
+    /// Show memories in full by id.
+    Observations(cli::observations::ObservationsArgs),
     /// Print the session-start context block.
     Context(cli::context::ContextArgs),
     /// Import memories from JSONL (a file or stdin).
@@ -58,6 +62,8 @@ fn main() -> ExitCode {
         Command::Capture(a) => cli::capture::run(a),
         Command::Search(a) => cli::search::run(a),
         Command::Context(a) => cli::context::run(a),
+        Command::Timeline(a) => cli::timeline::run(a),
+        Command::Observations(a) => cli::observations::run(a),
         Command::Import(a) => cli::import::run(a),
         Command::Export(a) => cli::export::run(a),
         Command::Scrub => cli::scrub::run(),

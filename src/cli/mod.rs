@@ -8,10 +8,12 @@ pub mod doctor;
 pub mod drain;
 pub mod export;
 pub mod import;
+pub mod observations;
 pub mod redact;
 pub mod save;
 pub mod scrub;
 pub mod search;
+pub mod timeline;
 
 use crate::config::Paths;
 use crate::redact::Redactor;

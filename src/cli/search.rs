@@ -98,8 +98,11 @@ pub fn run(args: SearchArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    if result.hits.is_empty() {
+    if result.hits.is_empty() && result.facts.is_empty() {
         writeln!(out, "No matches. {}", result.reason.unwrap_or_default())?;
+    }
+    for f in &result.facts {
+        writeln!(out, "fact #{} {}", f.id, f.line())?;
     }
     for h in &result.hits {
         writeln!(out, "{}", hit_line(&h.memory))?;

@@ -60,9 +60,11 @@ pub struct Hit {
     pub score: f64,
 }
 
-/// The result: hits, or why there are none.
+/// The result: matching facts, hits, or why there are none.
 #[derive(Debug, Clone)]
 pub struct SearchResult {
+    /// Current facts whose subject or object matches a query word; listed before the hits.
+    pub facts: Vec<super::facts::Fact>,
     pub hits: Vec<Hit>,
     /// Set when `hits` is empty.
     pub reason: Option<String>,
@@ -199,6 +201,7 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
         };
         let Some(expr) = expr else {
             return Ok(SearchResult {
+                facts: vec![],
                 hits: vec![],
                 reason: Some("the query has no words to search for.".into()),
             });
@@ -235,6 +238,7 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             Ok(f) => f,
             Err(e) if q.raw => {
                 return Ok(SearchResult {
+                    facts: vec![],
                     hits: vec![],
                     reason: Some(format!("the raw FTS query failed: {e}.")),
                 });
@@ -255,12 +259,22 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
         found.into_iter().skip(q.offset).take(limit).collect()
     };
     hits.truncate(limit);
-    let reason = if hits.is_empty() {
+    let facts = match (&q.query, &q.file, q.offset) {
+        (Some(text), None, 0) if !q.raw => {
+            super::facts::matching(store, &query_terms(text), q.project.as_deref(), 5)?
+        }
+        _ => vec![],
+    };
+    let reason = if hits.is_empty() && facts.is_empty() {
         Some(no_match_reason(store, q)?)
     } else {
         None
     };
-    Ok(SearchResult { hits, reason })
+    Ok(SearchResult {
+        facts,
+        hits,
+        reason,
+    })
 }
 
 /// BM25 adjusted for what a coding agent needs back: pinned memories and decisions first,

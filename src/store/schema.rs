@@ -71,6 +71,61 @@ pub const MIGRATIONS: &[&str] = &[
         last_at     INTEGER NOT NULL
     );
     "#,
+    // v2: facts (from compression), standing rules, named work-state lists, the audit trail.
+    r#"
+    CREATE TABLE facts (
+        id            INTEGER PRIMARY KEY,
+        project       TEXT    NOT NULL,
+        subject       TEXT    NOT NULL,
+        predicate     TEXT    NOT NULL,
+        object        TEXT    NOT NULL,
+        confidence    REAL    NOT NULL DEFAULT 0.5,
+        -- 'rules' for the rule extractor, else the model provider's name.
+        source        TEXT    NOT NULL DEFAULT 'rules',
+        memory_id     INTEGER REFERENCES memories (id) ON DELETE SET NULL,
+        valid_from    INTEGER NOT NULL,
+        valid_to      INTEGER,
+        superseded_by INTEGER REFERENCES facts (id),
+        dismissed     INTEGER NOT NULL DEFAULT 0,
+        created_at    INTEGER NOT NULL
+    );
+    CREATE INDEX facts_by_subject ON facts (subject COLLATE NOCASE, project);
+    CREATE INDEX facts_by_project ON facts (project, valid_to);
+
+    CREATE TABLE rules (
+        id           TEXT    PRIMARY KEY,
+        when_text    TEXT    NOT NULL DEFAULT 'always',
+        then_text    TEXT    NOT NULL,
+        scope_tier   TEXT    NOT NULL DEFAULT 'everywhere' CHECK (scope_tier IN ('everywhere','project','situation')),
+        scope_name   TEXT    NOT NULL DEFAULT '',
+        source       TEXT    NOT NULL,
+        enabled      INTEGER NOT NULL DEFAULT 1,
+        recheck      TEXT,
+        evidence     TEXT    NOT NULL DEFAULT '{}',
+        created_at   INTEGER NOT NULL,
+        confirmed_at INTEGER NOT NULL,
+        UNIQUE (when_text, then_text, scope_tier, scope_name)
+    );
+
+    CREATE TABLE work_lists (
+        project    TEXT    NOT NULL,
+        name       TEXT    NOT NULL,
+        memory_id  INTEGER NOT NULL,
+        items      TEXT    NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (project, name)
+    );
+
+    CREATE TABLE audit (
+        id        INTEGER PRIMARY KEY,
+        at        INTEGER NOT NULL,
+        action    TEXT    NOT NULL,
+        item_type TEXT    NOT NULL,
+        item_id   TEXT    NOT NULL,
+        reason    TEXT,
+        actor     TEXT
+    );
+    "#,
 ];
 
 /// The schema version this binary writes.

@@ -1,0 +1,128 @@
+//! Facts as recall sees them: the ones worth showing at session start, the ones a search
+//! matches, and the history of one subject.
+//!
+//! Facts come from compressing finished sessions; a newer fact with the same subject and
+//! predicate closes the older one (`valid_to`), which stays as history.
+
+use crate::store::{Store, StoreError};
+use rusqlite::params;
+
+/// One fact.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Fact {
+    pub id: i64,
+    pub project: String,
+    pub subject: String,
+    pub predicate: String,
+    pub object: String,
+    pub confidence: f64,
+    pub source: String,
+    pub memory_id: Option<i64>,
+    pub valid_from: i64,
+    pub valid_to: Option<i64>,
+}
+
+impl Fact {
+    /// `subject predicate object (confidence 0.80, since 2026-10-29)`.
+    pub fn line(&self) -> String {
+        let mut s = format!(
+            "{} {} {} (confidence {:.2}, since {}",
+            self.subject,
+            self.predicate,
+            self.object,
+            self.confidence,
+            crate::time::date(self.valid_from)
+        );
+        if let Some(to) = self.valid_to {
+            s.push_str(&format!(", until {}", crate::time::date(to)));
+        }
+        s.push(')');
+        super::wrap::neutralise(&s)
+    }
+}
+
+const COLUMNS: &str = "f.id, f.project, f.subject, f.predicate, f.object, f.confidence, f.source, f.memory_id, f.valid_from, f.valid_to";
+
+fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Fact> {
+    Ok(Fact {
+        id: r.get(0)?,
+        project: r.get(1)?,
+        subject: r.get(2)?,
+        predicate: r.get(3)?,
+        object: r.get(4)?,
+        confidence: r.get(5)?,
+        source: r.get(6)?,
+        memory_id: r.get(7)?,
+        valid_from: r.get(8)?,
+        valid_to: r.get(9)?,
+    })
+}
+
+fn query(store: &Store, sql: &str, args: impl rusqlite::Params) -> Result<Vec<Fact>, StoreError> {
+    let mut stmt = store.conn().prepare_cached(sql).map_err(|e| store.err(e))?;
+    let rows = stmt.query_map(args, from_row).map_err(|e| store.err(e))?;
+    rows.collect::<Result<_, _>>().map_err(|e| store.err(e))
+}
+
+/// The facts the session-start block lists in auto mode: current, not dismissed, and either
+/// extracted by a model provider, held with confidence 0.6 or more, or tied to a pinned memory.
+pub fn active_for_context(
+    store: &Store,
+    project: &str,
+    limit: usize,
+) -> Result<Vec<Fact>, StoreError> {
+    query(
+        store,
+        &format!(
+            "SELECT {COLUMNS} FROM facts f LEFT JOIN memories m ON m.id = f.memory_id
+             WHERE f.project = ?1 AND f.valid_to IS NULL AND f.dismissed = 0
+               AND (f.source != 'rules' OR f.confidence >= 0.6 OR m.pinned = 1)
+             ORDER BY f.confidence DESC, f.valid_from DESC LIMIT ?2"
+        ),
+        params![project, limit as i64],
+    )
+}
+
+/// Current facts whose subject or object contains one of `terms`, best first.
+pub fn matching(
+    store: &Store,
+    terms: &[String],
+    project: Option<&str>,
+    limit: usize,
+) -> Result<Vec<Fact>, StoreError> {
+    if terms.is_empty() {
+        return Ok(vec![]);
+    }
+    let likes: Vec<String> = terms
+        .iter()
+        .map(|t| format!("%{}%", t.replace(['%', '_'], "")))
+        .collect();
+    let cond = (0..likes.len())
+        .map(|i| format!("(f.subject LIKE ?{n} OR f.object LIKE ?{n})", n = i + 3))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let sql = format!(
+        "SELECT {COLUMNS} FROM facts f WHERE f.valid_to IS NULL AND f.dismissed = 0
+           AND (?1 IS NULL OR f.project = ?1) AND ({cond})
+         ORDER BY f.confidence DESC LIMIT ?2"
+    );
+    let mut args: Vec<rusqlite::types::Value> = vec![
+        project
+            .map(|p| p.to_owned().into())
+            .unwrap_or(rusqlite::types::Value::Null),
+        (limit as i64).into(),
+    ];
+    args.extend(likes.into_iter().map(Into::into));
+    query(store, &sql, rusqlite::params_from_iter(args))
+}
+
+/// Facts tied to a memory (for observations).
+pub fn for_memory(store: &Store, memory_id: i64) -> Result<Vec<Fact>, StoreError> {
+    query(
+        store,
+        &format!(
+            "SELECT {COLUMNS} FROM facts f WHERE f.memory_id = ?1 AND f.dismissed = 0 ORDER BY f.valid_from"
+        ),
+        params![memory_id],
+    )
+}

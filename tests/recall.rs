@@ -1,0 +1,380 @@
+//! Recall through the binary: search filters and ranking, timeline, observations, context.
+
+mod support;
+
+use support::Env;
+
+const DAY: i64 = 86_400_000;
+/// 2026-10-29T00:00:00Z.
+const T0: i64 = 1_793_232_000_000;
+
+fn seed(env: &Env) {
+    let rows = [
+        (
+            1,
+            "shop",
+            "note",
+            "decision",
+            "Use pnpm, not npm",
+            "Use pnpm, not npm, in the shop repo",
+            T0 + 19 * 3_600_000,
+            false,
+        ),
+        (
+            2,
+            "shop",
+            "note",
+            "gotcha",
+            "Staging deploys need the VPN",
+            "Staging deploys need the VPN",
+            T0 + DAY,
+            false,
+        ),
+        (
+            3,
+            "shop",
+            "prompt",
+            "note",
+            "set up the pnpm cache in CI",
+            "set up the pnpm cache in CI",
+            T0 + 2 * DAY,
+            false,
+        ),
+        (
+            4,
+            "billing",
+            "note",
+            "note",
+            "billing uses pnpm workspaces too",
+            "billing uses pnpm workspaces too",
+            T0 + 3 * DAY,
+            false,
+        ),
+        (
+            5,
+            "shop",
+            "event",
+            "note",
+            "Bash pnpm install",
+            "Bash pnpm install --frozen-lockfile",
+            T0 + 4 * DAY,
+            false,
+        ),
+        (
+            6,
+            "shop",
+            "note",
+            "note",
+            "an old pnpm note",
+            "pnpm pnpm pnpm everywhere in this text",
+            T0 - 400 * DAY,
+            true,
+        ),
+    ];
+    let mut lines = String::new();
+    for (i, project, kind, mtype, title, text, at, pinned) in rows {
+        lines.push_str(&serde_json::json!({"uid": format!("u{i}"), "project": project, "kind": kind, "type": mtype,
+            "title": title, "text": text, "tool": "cli", "created_at": at, "pinned": pinned}).to_string());
+        lines.push('\n');
+    }
+    env.cmd()
+        .arg("import")
+        .write_stdin(lines)
+        .assert()
+        .success();
+}
+
+fn ids(env: &Env, args: &[&str]) -> Vec<String> {
+    let out = env.cmd().arg("search").args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with('#'))
+        .map(|l| l.split_whitespace().next().unwrap().to_owned())
+        .collect()
+}
+
+/// Ids are assigned in import order, which is the order of `seed`'s rows (by time).
+fn id_of(env: &Env, uid: &str) -> String {
+    let id: i64 = env
+        .conn()
+        .query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    format!("#{id}")
+}
+
+#[test]
+fn filters_narrow_and_orders_sort() {
+    let env = Env::new();
+    seed(&env);
+    let u = |s: &str| id_of(&env, s);
+    assert_eq!(ids(&env, &["pnpm", "--project", "billing"]), vec![u("u4")]);
+    assert_eq!(ids(&env, &["pnpm", "--type", "decision"]), vec![u("u1")]);
+    assert_eq!(ids(&env, &["pnpm", "--kind", "event"]), vec![u("u5")]);
+    assert_eq!(
+        ids(&env, &["pnpm", "--order", "date_asc"]),
+        vec![u("u6"), u("u1"), u("u3"), u("u4"), u("u5")]
+    );
+    assert_eq!(
+        ids(&env, &["pnpm", "--order", "date_desc", "--limit", "2"]),
+        vec![u("u5"), u("u4")]
+    );
+    assert_eq!(
+        ids(
+            &env,
+            &[
+                "pnpm",
+                "--order",
+                "date_desc",
+                "--limit",
+                "2",
+                "--offset",
+                "2"
+            ]
+        ),
+        vec![u("u3"), u("u1")]
+    );
+    // A bare until date includes that day; since is inclusive.
+    assert_eq!(
+        ids(
+            &env,
+            &[
+                "pnpm",
+                "--order",
+                "date_asc",
+                "--since",
+                "2026-10-29",
+                "--until",
+                "2026-10-31"
+            ]
+        ),
+        vec![u("u1"), u("u3")]
+    );
+    assert_eq!(
+        ids(&env, &["pnpm", "--until", "2026-10-29"]),
+        vec![u("u6"), u("u1")],
+        "pinned ranks first"
+    );
+    assert_eq!(
+        ids(
+            &env,
+            &[
+                "pnpm",
+                "--since",
+                &(T0 + 3 * DAY).to_string(),
+                "--order",
+                "date_asc"
+            ]
+        ),
+        vec![u("u4"), u("u5")]
+    );
+    // The earlier of --until and --older-than-days wins.
+    assert_eq!(
+        ids(&env, &["pnpm", "--older-than-days", "100"]),
+        vec![u("u6")]
+    );
+    assert_eq!(
+        ids(
+            &env,
+            &["pnpm", "--older-than-days", "1", "--until", "2026-01-01"]
+        ),
+        vec![u("u6")]
+    );
+}
+
+#[test]
+fn ranking_puts_pinned_and_title_matches_first_and_hides_dismissed() {
+    let env = Env::new();
+    seed(&env);
+    let first = ids(&env, &["pnpm"]);
+    assert_eq!(
+        first[0],
+        id_of(&env, "u6"),
+        "pinned, with the word in its title: {first:?}"
+    );
+    env.conn()
+        .execute("UPDATE memories SET dismissed = 1 WHERE uid = 'u6'", [])
+        .unwrap();
+    let after = ids(&env, &["pnpm"]);
+    assert!(!after.contains(&id_of(&env, "u6")));
+    // The decision with the word in its title ranks above the raw tool event.
+    let pos = |u: &str| after.iter().position(|x| *x == id_of(&env, u)).unwrap();
+    assert!(pos("u1") < pos("u5"), "{after:?}");
+}
+
+#[test]
+fn empty_results_say_why() {
+    let env = Env::new();
+    let out = env.cmd().args(["search", "pnpm"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "No matches. the store is empty.\n"
+    );
+    seed(&env);
+    let out = env.cmd().args(["search", "kubernetes"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "No matches. nothing matches these words.\n"
+    );
+    let out = env
+        .cmd()
+        .args(["search", "pnpm", "--type", "refactor"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "No matches. nothing matches these words with these filters.\n"
+    );
+}
+
+#[test]
+fn matching_facts_come_first() {
+    let env = Env::new();
+    seed(&env);
+    env.conn()
+        .execute(
+            "INSERT INTO facts (project, subject, predicate, object, confidence, valid_from, created_at)
+             VALUES ('shop', 'shop repo', 'uses', 'pnpm', 0.8, ?1, ?1)",
+            [T0],
+        )
+        .unwrap();
+    let out = env.cmd().args(["search", "pnpm"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("fact #1 shop repo uses pnpm (confidence 0.80, since 2026-10-29)\n#"),
+        "{text}"
+    );
+}
+
+#[test]
+fn timeline_shows_neighbours_with_an_arrow() {
+    let env = Env::new();
+    seed(&env);
+    let anchor = id_of(&env, "u2");
+    let out = env
+        .cmd()
+        .args([
+            "timeline",
+            "--anchor",
+            &anchor[1..],
+            "--before",
+            "1",
+            "--after",
+            "1",
+            "--project",
+            "shop",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0].starts_with("  #")
+            && lines[0].ends_with("2026-10-29T19:00 [decision] Use pnpm, not npm"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with(&format!(
+            "→ {anchor} 2026-10-30T00:00 [gotcha] Staging deploys need the VPN"
+        )),
+        "{text}"
+    );
+    assert!(
+        lines[2].ends_with("[note] set up the pnpm cache in CI"),
+        "{text}"
+    );
+    let out = env
+        .cmd()
+        .args([
+            "timeline",
+            "--query",
+            "VPN staging",
+            "--before",
+            "0",
+            "--after",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .starts_with(&format!("→ {anchor} "))
+    );
+    let out = env
+        .cmd()
+        .args(["timeline", "--query", "kubernetes"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Nothing to anchor on.\n"
+    );
+    let out = env
+        .cmd()
+        .args(["timeline", "--anchor", "1", "--before", "51"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
+#[test]
+fn observations_show_full_records_and_skip_unknown_ids() {
+    let env = Env::new();
+    seed(&env);
+    let (a, b) = (id_of(&env, "u1"), id_of(&env, "u2"));
+    let out = env
+        .cmd()
+        .args(["observations", &a[1..], "999", &b[1..]])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let expected = format!(
+        "{b} [gotcha] Staging deploys need the VPN\nshop · 2026-10-30T00:00:00.000Z · source: cli\nStaging deploys need the VPN\n---\n\
+         {a} [decision] Use pnpm, not npm\nshop · 2026-10-29T19:00:00.000Z · source: cli\nUse pnpm, not npm, in the shop repo\n"
+    );
+    assert_eq!(text, expected);
+    let out = env.cmd().args(["observations", "999"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "No memories with those ids.\n"
+    );
+}
+
+#[test]
+fn context_prints_the_block_for_the_working_directorys_project() {
+    let env = Env::new();
+    seed(&env);
+    let out = env.cmd().arg("context").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("<aletheia-memory>\n") && text.contains("# Memory for shop"),
+        "{text}"
+    );
+    assert!(
+        text.contains("## Pinned\n- #") && text.contains("an old pnpm note"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("billing uses pnpm"),
+        "another project leaked: {text}"
+    );
+    let out = env
+        .cmd()
+        .args(["context", "--project", "billing"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("billing uses pnpm workspaces too")
+    );
+}
