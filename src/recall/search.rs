@@ -111,6 +111,18 @@ pub fn fts_expression(q: &str) -> Option<String> {
     Some(format!("{{title text}} : ({})", words.join(" OR ")))
 }
 
+/// Every term required (`None` for fewer than two terms, where it adds nothing).
+fn fts_all_expression(terms: &[String]) -> Option<String> {
+    if terms.len() < 2 {
+        return None;
+    }
+    let words: Vec<String> = terms
+        .iter()
+        .map(|t| format!("\"{}\"", t.replace('"', "")))
+        .collect();
+    Some(format!("{{title text}} : ({})", words.join(" AND ")))
+}
+
 /// The MATCH clause that narrows to a project's rows inside the index (the exact project filter
 /// still applies afterwards: the index sees the key's words, not the key).
 fn project_expression(project: &str) -> Option<String> {
@@ -122,8 +134,107 @@ fn project_expression(project: &str) -> Option<String> {
     (!words.is_empty()).then(|| format!("project : \"{}\"", words.join(" ")))
 }
 
-/// How many BM25 candidates the relevance ranking looks at.
-const POOL: usize = 200;
+/// How many matches each relevance query scores at most, newest first. BM25 costs a few
+/// microseconds per matching row, so a query of common words over a large store would otherwise
+/// score tens of thousands of rows. When that cap is reached, the query that needs every word
+/// runs too, so the best matches are in even when they are old.
+const CANDIDATES: usize = 600;
+
+/// A scored candidate: enough of the row to rank it; the full memory is loaded only for the page.
+struct Candidate {
+    id: i64,
+    bm25: f64,
+    created_at: i64,
+    pinned: bool,
+    mtype: MemoryType,
+    kind: Kind,
+}
+
+/// Score the matches of the widest expression (the last), newest `CANDIDATES` after the
+/// filters; if that many matched, also those of the narrower ones.
+fn candidates(
+    store: &Store,
+    exprs: &[String],
+    filters: &str,
+    args: &[SqlValue],
+) -> rusqlite::Result<Vec<Candidate>> {
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let n = args.len() + 1;
+    let sql = format!(
+        "SELECT m.id, bm25(memories_fts, 4.0, 1.0, 0.0), m.created_at, m.pinned, m.type, m.kind
+         FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+         WHERE memories_fts MATCH ?{n} {filters}
+         ORDER BY memories_fts.rowid DESC LIMIT {CANDIDATES}"
+    );
+    let mut stmt = store.conn().prepare_cached(&sql)?;
+    for (i, expr) in exprs.iter().rev().enumerate() {
+        if i > 0 && out.len() < CANDIDATES {
+            break;
+        }
+        let mut all = args.to_vec();
+        all.push(SqlValue::Text(expr.clone()));
+        let mut rows = stmt.query(rusqlite::params_from_iter(all.iter()))?;
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(0)?;
+            if seen.insert(id) {
+                out.push(Candidate {
+                    id,
+                    bm25: -r.get::<_, f64>(1)?,
+                    created_at: r.get(2)?,
+                    pinned: r.get(3)?,
+                    mtype: r.get::<_, String>(4)?.parse().unwrap_or(MemoryType::Note),
+                    kind: r.get::<_, String>(5)?.parse().unwrap_or(Kind::Note),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Beyond this many matches, date order walks the time index instead of sorting the matches.
+const DENSE_MATCHES: usize = 2000;
+
+/// Matches in date order, only as many as the page needs. Few matches: load and sort them.
+/// Many: walk the time index newest (or oldest) first and keep the rows that match, which stops
+/// as soon as the page is full.
+fn by_date(
+    store: &Store,
+    expr: &str,
+    filters: &str,
+    args: &[SqlValue],
+    order_sql: &str,
+    n: usize,
+) -> rusqlite::Result<Vec<Hit>> {
+    let matches: usize = store.conn().query_row(
+        &format!("SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 LIMIT {})", DENSE_MATCHES + 1),
+        [expr],
+        |r| r.get::<_, i64>(0),
+    )? as usize;
+    // `+m.id` keeps SQLite from looking each match up by id, so it walks the time index instead.
+    let id = if matches > DENSE_MATCHES {
+        "+m.id"
+    } else {
+        "m.id"
+    };
+    let arg = args.len() + 1;
+    let sql = format!(
+        "SELECT {cols} FROM memories m
+         WHERE {id} IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?{arg}) {filters}
+         ORDER BY {order_sql} LIMIT {n}",
+        cols = prefixed_columns(),
+    );
+    let mut all = args.to_vec();
+    all.push(SqlValue::Text(expr.to_owned()));
+    let mut stmt = store.conn().prepare(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(all.iter()), |r| {
+        Ok(Hit {
+            memory: from_row(r)?,
+            score: 0.0,
+        })
+    })?;
+    rows.collect()
+}
 
 /// Run a search.
 pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError> {
@@ -189,52 +300,64 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             })
             .collect()
     } else {
-        let expr = match q.query.as_deref() {
-            Some(text) if q.raw => Some(text.to_owned()),
-            Some(text) => fts_expression(text).map(|e| {
-                match q.project.as_deref().and_then(project_expression) {
-                    Some(p) => format!("({e}) AND {p}"),
-                    None => e,
-                }
-            }),
-            None => None,
+        let project_clause = q.project.as_deref().and_then(project_expression);
+        let scoped = |e: String| match &project_clause {
+            Some(p) => format!("({e}) AND {p}"),
+            None => e,
         };
-        let Some(expr) = expr else {
+        let exprs: Vec<String> = match q.query.as_deref() {
+            Some(text) if q.raw => vec![text.to_owned()],
+            Some(text) => {
+                let terms = query_terms(text);
+                let mut v = Vec::new();
+                if let Some(all) = fts_all_expression(&terms) {
+                    v.push(scoped(all));
+                }
+                if let Some(any) = fts_expression(text) {
+                    v.push(scoped(any));
+                }
+                v
+            }
+            None => vec![],
+        };
+        let Some(widest) = exprs.last().cloned() else {
             return Ok(SearchResult {
                 facts: vec![],
                 hits: vec![],
                 reason: Some("the query has no words to search for.".into()),
             });
         };
-        args.push(SqlValue::Text(expr));
-        let match_arg = args.len();
-        let pool = if q.order == Order::Relevance {
-            POOL.max(limit + q.offset)
-        } else {
-            limit + q.offset
-        };
-        let sql = format!(
-            "SELECT {cols}, bm25(memories_fts, 4.0, 1.0, 0.0) AS rank FROM memories_fts
-             JOIN memories m ON m.id = memories_fts.rowid
-             WHERE memories_fts MATCH ?{match_arg} {filters}
-             ORDER BY {ord} LIMIT {pool}",
-            cols = prefixed_columns(),
-            ord = if q.order == Order::Relevance {
-                "rank".to_owned()
-            } else {
-                order_sql.to_owned()
-            },
-        );
-        let mut stmt = store.conn().prepare(&sql).map_err(|e| store.err(e))?;
-        let found = stmt
-            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
-                Ok(Hit {
-                    memory: from_row(r)?,
-                    score: -r.get::<_, f64>(13)?,
-                })
+        let found = if q.order == Order::Relevance {
+            candidates(store, &exprs, &filters, &args).and_then(|mut c| {
+                let newest = c.iter().map(|c| c.created_at).max().unwrap_or(0);
+                let mut scored: Vec<(f64, i64)> = c
+                    .drain(..)
+                    .map(|c| (adjusted_score(&c, newest), c.id))
+                    .collect();
+                scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+                let page: Vec<(f64, i64)> = scored.into_iter().skip(q.offset).take(limit).collect();
+                let ids: Vec<i64> = page.iter().map(|p| p.1).collect();
+                let rows = store.get_many(&ids).map_err(|e| match e {
+                    StoreError::Sqlite { source, .. } => source,
+                    other => rusqlite::Error::ToSqlConversionFailure(Box::new(other)),
+                })?;
+                let mut by_id: std::collections::HashMap<i64, Memory> =
+                    rows.into_iter().map(|m| (m.id, m)).collect();
+                Ok(page
+                    .into_iter()
+                    .filter_map(|(score, id)| {
+                        Some(Hit {
+                            memory: by_id.remove(&id)?,
+                            score,
+                        })
+                    })
+                    .collect())
             })
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>());
-        let mut found = match found {
+        } else {
+            by_date(store, &widest, &filters, &args, order_sql, limit + q.offset)
+                .map(|v| v.into_iter().skip(q.offset).collect())
+        };
+        match found {
             Ok(f) => f,
             Err(e) if q.raw => {
                 return Ok(SearchResult {
@@ -244,19 +367,7 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
                 });
             }
             Err(e) => return Err(store.err(e)),
-        };
-        if q.order == Order::Relevance {
-            let newest = found.iter().map(|h| h.memory.created_at).max().unwrap_or(0);
-            for h in &mut found {
-                h.score = adjusted_score(h, newest);
-            }
-            found.sort_by(|a, b| {
-                b.score
-                    .total_cmp(&a.score)
-                    .then(b.memory.id.cmp(&a.memory.id))
-            });
         }
-        found.into_iter().skip(q.offset).take(limit).collect()
     };
     hits.truncate(limit);
     let facts = match (&q.query, &q.file, q.offset) {
@@ -279,8 +390,7 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
 
 /// BM25 adjusted for what a coding agent needs back: pinned memories and decisions first,
 /// fresher before staler, raw tool events below what people said.
-fn adjusted_score(h: &Hit, newest: i64) -> f64 {
-    let m = &h.memory;
+fn adjusted_score(m: &Candidate, newest: i64) -> f64 {
     let age_days = (newest - m.created_at).max(0) as f64 / 86_400_000.0;
     let recency = 1.0 + 0.25 / (1.0 + age_days / 30.0);
     let pinned = if m.pinned { 1.5 } else { 1.0 };
@@ -293,7 +403,7 @@ fn adjusted_score(h: &Hit, newest: i64) -> f64 {
         Kind::Event => 0.85,
         _ => 1.0,
     };
-    h.score * recency * pinned * mtype * kind
+    m.bm25 * recency * pinned * mtype * kind
 }
 
 fn prefixed_columns() -> String {
