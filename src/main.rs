@@ -18,6 +18,16 @@ struct Cli {
 enum Command {
     /// Run as a host hook: read one JSON payload on stdin (always exits 0).
     Hook { tool: String, event: String },
+    /// Serve the MCP tools over stdio.
+    Mcp,
+    /// Show how to register the MCP server with a host.
+    Connect(cli::connect::ConnectArgs),
+    /// Standing rules: list, add, confirm.
+    #[command(subcommand)]
+    Rules(cli::tool::RulesCommand),
+    /// Named work-state lists: read, write.
+    #[command(subcommand)]
+    List(cli::tool::ListCommand),
     /// Store one note.
     Save(cli::save::SaveArgs),
     /// Store one memory read from stdin.
@@ -58,6 +68,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Hook { tool, event } => return ExitCode::from(run_hook(&tool, &event)),
+        Command::Mcp => aletheia::mcp::stdio::serve().map_err(Into::into),
+        Command::Connect(a) => cli::connect::run(a),
+        Command::Rules(c) => cli::tool::rules(c),
+        Command::List(c) => cli::tool::list(c),
         Command::Save(a) => cli::save::run(a),
         Command::Capture(a) => cli::capture::run(a),
         Command::Search(a) => cli::search::run(a),

@@ -3,6 +3,7 @@
 //! project is found.
 
 pub mod capture;
+pub mod connect;
 pub mod context;
 pub mod doctor;
 pub mod drain;
@@ -14,6 +15,7 @@ pub mod save;
 pub mod scrub;
 pub mod search;
 pub mod timeline;
+pub mod tool;
 
 use crate::config::Paths;
 use crate::redact::Redactor;

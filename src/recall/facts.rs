@@ -126,3 +126,80 @@ pub fn for_memory(store: &Store, memory_id: i64) -> Result<Vec<Fact>, StoreError
         params![memory_id],
     )
 }
+
+/// What `fact_history` asks for.
+#[derive(Debug, Clone, Default)]
+pub struct HistoryQuery {
+    pub subject: String,
+    pub project: Option<String>,
+    pub predicate: Option<String>,
+    /// Facts valid at this instant (takes priority over `include_superseded`).
+    pub as_of: Option<i64>,
+    pub include_superseded: bool,
+}
+
+/// How the facts about one subject changed: current facts only by default, every version with
+/// `include_superseded`, or those valid at `as_of`. Oldest first.
+pub fn history(store: &Store, q: &HistoryQuery) -> Result<Vec<Fact>, StoreError> {
+    let validity = if q.as_of.is_some() {
+        "f.valid_from <= ?4 AND (f.valid_to IS NULL OR f.valid_to > ?4)"
+    } else if q.include_superseded {
+        "?4 IS NULL"
+    } else {
+        "?4 IS NULL AND f.valid_to IS NULL"
+    };
+    query(
+        store,
+        &format!(
+            "SELECT {COLUMNS} FROM facts f WHERE f.subject = ?1 COLLATE NOCASE AND f.dismissed = 0
+               AND (?2 IS NULL OR f.project = ?2) AND (?3 IS NULL OR f.predicate = ?3 COLLATE NOCASE)
+               AND {validity}
+             ORDER BY f.valid_from, f.id"
+        ),
+        params![q.subject, q.project, q.predicate, q.as_of],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::OpenOptions;
+
+    #[test]
+    fn history_shows_current_superseded_and_as_of() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+        s.conn()
+            .execute_batch(
+                "INSERT INTO facts (id, project, subject, predicate, object, confidence, valid_from, valid_to, created_at) VALUES
+                   (1, 'shop', 'cache', 'ttl', '30 s', 0.8, 100, 200, 100),
+                   (2, 'shop', 'cache', 'ttl', '60 s', 0.8, 200, NULL, 200),
+                   (3, 'billing', 'cache', 'ttl', '5 s', 0.8, 150, NULL, 150);",
+            )
+            .unwrap();
+        let q = |include_superseded, as_of, project: Option<&str>| {
+            history(
+                &s,
+                &HistoryQuery {
+                    subject: "Cache".into(),
+                    project: project.map(Into::into),
+                    predicate: None,
+                    as_of,
+                    include_superseded,
+                },
+            )
+            .unwrap()
+            .iter()
+            .map(|f| f.id)
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(q(false, None, None), vec![3, 2]);
+        assert_eq!(q(true, None, Some("shop")), vec![1, 2]);
+        assert_eq!(q(false, Some(150), Some("shop")), vec![1]);
+        assert_eq!(
+            q(true, Some(250), Some("shop")),
+            vec![2],
+            "as_of wins over include_superseded"
+        );
+    }
+}

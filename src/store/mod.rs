@@ -7,7 +7,9 @@
 
 mod memories;
 mod queue;
+pub mod rules;
 pub mod schema;
+pub mod state;
 
 pub(crate) use memories::{COLUMNS, from_row, insert_tx, touch_capture};
 pub use memories::{Inserted, content_hash};

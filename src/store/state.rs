@@ -1,0 +1,158 @@
+//! Dismissing and restoring items, named work-state lists, and the audit trail they leave.
+//!
+//! Dismissing hides an item from search and context without deleting it; every dismissal and
+//! restore is recorded with its reason (cut to 300 characters).
+
+use super::{Store, StoreError, insert_tx};
+use crate::model::{Kind, MemoryType, NewMemory};
+use crate::redact::{Redacted, Redactor};
+use rusqlite::{OptionalExtension, params};
+
+/// The longest reason kept in the audit trail.
+pub const REASON_MAX_CHARS: usize = 300;
+
+/// What can be dismissed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemType {
+    Memory,
+    Observation,
+    Fact,
+    Episode,
+}
+
+impl std::str::FromStr for ItemType {
+    type Err = String;
+    fn from_str(s: &str) -> Result<ItemType, String> {
+        match s {
+            "memory" => Ok(ItemType::Memory),
+            "observation" => Ok(ItemType::Observation),
+            "fact" => Ok(ItemType::Fact),
+            "episode" => Ok(ItemType::Episode),
+            other => Err(format!(
+                "unknown type \"{other}\": use memory, observation, fact or episode."
+            )),
+        }
+    }
+}
+
+impl ItemType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemType::Memory => "memory",
+            ItemType::Observation => "observation",
+            ItemType::Fact => "fact",
+            ItemType::Episode => "episode",
+        }
+    }
+}
+
+impl Store {
+    /// Set the dismissed flag of an item; false when there is no such item. Audited.
+    pub fn set_dismissed(
+        &mut self,
+        item: ItemType,
+        id: i64,
+        dismissed: bool,
+        reason: Option<&str>,
+        actor: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let reason = reason
+            .map(|r| crate::model::cut_chars(&Redactor::global().redact(r), REASON_MAX_CHARS));
+        self.write(|tx| {
+            let changed = match item {
+                ItemType::Memory => tx.execute("UPDATE memories SET dismissed = ?2 WHERE id = ?1", params![id, dismissed])?,
+                ItemType::Observation => tx.execute(
+                    "UPDATE memories SET dismissed = ?2 WHERE id = ?1 AND kind = 'observation'",
+                    params![id, dismissed],
+                )?,
+                ItemType::Fact => tx.execute("UPDATE facts SET dismissed = ?2 WHERE id = ?1", params![id, dismissed])?,
+                // Episodes arrive with session compression; until then there are none to find.
+                ItemType::Episode => 0,
+            };
+            if changed == 0 {
+                return Ok(false);
+            }
+            tx.execute(
+                "INSERT INTO audit (at, action, item_type, item_id, reason, actor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![now, if dismissed { "dismiss" } else { "restore" }, item.as_str(), id.to_string(), reason, actor],
+            )?;
+            Ok(true)
+        })
+    }
+
+    /// Replace a named list's items; returns the id of the memory that holds it.
+    pub fn write_list(
+        &mut self,
+        project: &str,
+        name: &str,
+        items: &serde_json::Value,
+        tool: &str,
+        now: i64,
+    ) -> Result<i64, StoreError> {
+        let text = Redactor::global().redact(&items.to_string());
+        let title = format!("Work state: {name}");
+        self.write(|tx| {
+            let existing: Option<i64> = tx
+                .query_row("SELECT memory_id FROM work_lists WHERE project = ?1 AND name = ?2", params![project, name], |r| r.get(0))
+                .optional()?;
+            let memory_id = match existing {
+                Some(id)
+                    if tx.execute(
+                        "UPDATE OR IGNORE memories SET text = ?2, content_hash = ?3, created_at = ?4 WHERE id = ?1",
+                        params![id, text, super::content_hash(&title, &text), now],
+                    )? == 1 =>
+                {
+                    id
+                }
+                _ => {
+                    let m = NewMemory {
+                        project: project.into(),
+                        kind: Kind::Note,
+                        mtype: MemoryType::Note,
+                        title: title.clone(),
+                        text: text.clone(),
+                        tool: tool.into(),
+                        session_id: None,
+                        files: vec![],
+                        pinned: false,
+                        created_at: now,
+                    };
+                    insert_tx(tx, &Redacted::memory(m, Redactor::global()), None, false)?.id
+                }
+            };
+            tx.execute(
+                "INSERT INTO work_lists (project, name, memory_id, items, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (project, name) DO UPDATE SET memory_id = excluded.memory_id, items = excluded.items,
+                     updated_at = excluded.updated_at",
+                params![project, name, memory_id, text, now],
+            )?;
+            Ok(memory_id)
+        })
+    }
+
+    /// A named list's items as stored, or `None`.
+    pub fn read_list(&self, project: &str, name: &str) -> Result<Option<String>, StoreError> {
+        self.conn()
+            .query_row(
+                "SELECT items FROM work_lists WHERE project = ?1 AND name = ?2",
+                params![project, name],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Whether a memory (or fact) with this id exists.
+    pub fn exists(&self, table: &str, id: i64) -> Result<bool, StoreError> {
+        let sql = match table {
+            "facts" => "SELECT 1 FROM facts WHERE id = ?1",
+            _ => "SELECT 1 FROM memories WHERE id = ?1",
+        };
+        self.conn()
+            .query_row(sql, [id], |_| Ok(()))
+            .optional()
+            .map(|o| o.is_some())
+            .map_err(|e| self.err(e))
+    }
+}
