@@ -165,14 +165,20 @@ fn store_and_recall(
         return Ok(None);
     }
     let mut store = Store::open(paths, OpenOptions::HOOK)?;
+    let writes = memory.is_some() || capture.queue;
     if !spool::pending_files(paths).is_empty() {
         // Half the remaining time at most, so the event itself still gets stored.
         let budget = Instant::now() + deadline.saturating_duration_since(Instant::now()) / 2;
         if let Err(e) = spool::drain_until(paths, &mut store, redactor, Some(budget)) {
-            eprintln!("aletheia: could not drain the spool yet: {e}");
+            match e {
+                // The store is busy or broken: this event would wait out the same timeout
+                // again, so it goes straight to the spool. A context block can still be read.
+                spool::DrainError::Store(e) if writes => return Err(e),
+                e => eprintln!("aletheia: could not drain the spool yet: {e}"),
+            }
         }
     }
-    if memory.is_some() || capture.queue {
+    if writes {
         store.write(|tx| {
             if let Some(m) = memory {
                 insert_tx(tx, m, None, false)?;

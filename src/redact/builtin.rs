@@ -274,6 +274,61 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         negatives: &["AGE-SECRET-KEY-1 starts an age key"],
     },
     BuiltinRule {
+        name: "twilio-key",
+        keywords: &["sk"],
+        pattern: r"\bSK[0-9a-f]{32}\b",
+        marker: "[redacted:twilio-key]",
+        positives: &[(
+            "twilio SK0123456789abcdef0123456789abcdef ok",
+            "twilio [redacted:twilio-key] ok",
+        )],
+        negatives: &["SK0123 short", "SKIP_0123456789abcdef0123456789abcdef"],
+    },
+    BuiltinRule {
+        name: "mailgun-key",
+        keywords: &["key-"],
+        pattern: r"\bkey-[0-9a-f]{32}\b",
+        marker: "[redacted:mailgun-key]",
+        positives: &[(
+            "api key-0123456789abcdef0123456789abcdef",
+            "api [redacted:mailgun-key]",
+        )],
+        negatives: &["a key-value store", "key-0123"],
+    },
+    BuiltinRule {
+        name: "telegram-bot-token",
+        keywords: &[":aa"],
+        pattern: r"\b[0-9]{8,10}:AA[0-9A-Za-z_-]{33}",
+        marker: "[redacted:telegram-bot-token]",
+        positives: &[(
+            "bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq end",
+            "bot [redacted:telegram-bot-token] end",
+        )],
+        negatives: &["at 12:AA meeting", "1234567890:AAshort"],
+    },
+    BuiltinRule {
+        name: "linear-key",
+        keywords: &["lin_api_"],
+        pattern: r"\blin_api_[0-9A-Za-z]{40}\b",
+        marker: "[redacted:linear-key]",
+        positives: &[(
+            "lin_api_0123456789abcdefghij0123456789ABCDEFGHIJ",
+            "[redacted:linear-key]",
+        )],
+        negatives: &["lin_api_ prefix"],
+    },
+    BuiltinRule {
+        name: "postman-key",
+        keywords: &["pmak-"],
+        pattern: r"\bPMAK-[0-9a-f]{24}-[0-9a-f]{34}\b",
+        marker: "[redacted:postman-key]",
+        positives: &[(
+            "PMAK-0123456789abcdef01234567-0123456789abcdef0123456789abcdef01",
+            "[redacted:postman-key]",
+        )],
+        negatives: &["PMAK-123"],
+    },
+    BuiltinRule {
         name: "url-password",
         keywords: &["://"],
         pattern: r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@]{0,200}:(?P<secret>[^\s@/]{1,200})@",
@@ -328,7 +383,7 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
     BuiltinRule {
         name: "credential-assignment",
         keywords: &["pass", "secret", "token", "key", "pwd"],
-        pattern: r#"(?i)\b[a-z0-9_.-]{0,60}(?:password|passwd|passphrase|pwd|secret|secret_?key|token|api_?key|apikey|access_?key|private_?key|client_?secret)["']?\s*(?:=>|:=|[:=])\s*["']?(?P<secret>[^\s"'`,;]{6,})"#,
+        pattern: r#"(?i)\b[a-z0-9_.-]{0,60}(?:password|passwd|passphrase|pwd|secret|secret_?key|token|api_?key|apikey|access_?key|private_?key|client_?secret)["']?\s*(?:=>|:=|[:=])\s*["']?(?P<secret>[^\s"'`,;()]{6,})"#,
         marker: "[redacted]",
         positives: &[
             ("DB_PASSWORD=hunter22", "DB_PASSWORD=[redacted]"),
@@ -348,6 +403,8 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
             "api_key=$API_KEY",
             "password = os.environ[\"DB_PASSWORD\"]",
             "passwordless login",
+            "password = getpass.getpass()",
+            "let api_key = std::env::var(\"API_KEY\")?;",
         ],
     },
 ];

@@ -139,8 +139,10 @@ fn replace_secrets<'t>(
         };
         let secret = group_match.unwrap_or(whole);
         let value = secret.as_str();
-        // A value after a name may be a marker or a placeholder; a whole-shape match never is.
-        if group_match.is_some() && is_placeholder(value) {
+        // A value after a name may be a marker, a placeholder or code (`getpass()`,
+        // `std::env::var(..)`); a whole-shape match never is.
+        if group_match.is_some() && (is_placeholder(value) || text[secret.end()..].starts_with('('))
+        {
             continue;
         }
         if let Some(min) = min_entropy
