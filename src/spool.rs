@@ -5,7 +5,7 @@
 //! concurrent hooks never interleave. Draining takes the same lock, stores every line in one
 //! transaction and only then empties the file: a crash before the commit leaves the spool as it
 //! was, a crash after it replays lines the store's content-hash dedupe ignores. A line that does
-//! not parse is moved to `rejected-<time>.jsonl` beside the spool, never dropped.
+//! not parse is moved (redacted) to `rejected-<time>.jsonl` beside the spool, never dropped.
 
 use crate::config::Paths;
 use crate::model::{Kind, MemoryType, NewMemory};
@@ -249,9 +249,10 @@ fn drain_file(
             .create(true)
             .open(&rejected)
             .map_err(rerr)?;
+        // Kept for a person to read, so redacted like everything else written to disk.
         let mut buf = Vec::new();
         for line in &bad {
-            buf.extend_from_slice(line);
+            buf.extend_from_slice(redactor.redact(&String::from_utf8_lossy(line)).as_bytes());
             buf.push(b'\n');
         }
         out.write_all(&buf)

@@ -4,7 +4,7 @@ import math
 
 def svg(series, title, path):
     """series: {name: [(size, ms), ...]}; points of a one-point series are drawn as markers."""
-    w, h, left, right, top, bottom = 760, 420, 70, 230, 40, 50
+    w, h, left, right, top, bottom = 860, 420, 70, 280, 40, 50
     xs = [s for pts in series.values() for s, _ in pts]
     ys = [m for pts in series.values() for _, m in pts]
     x0, x1 = math.log10(min(xs) / 2), math.log10(max(xs) * 2)

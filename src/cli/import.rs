@@ -18,6 +18,9 @@ pub struct ImportArgs {
 /// Lines per transaction.
 const BATCH: usize = 5000;
 
+/// The longest text one imported memory keeps; the store holds memories, not files.
+const TEXT_MAX: usize = 1 << 20;
+
 pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     let input: Box<dyn Read> = match &args.file {
         Some(p) if p.as_os_str() != "-" => Box::new(
@@ -70,12 +73,13 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
                     .title
                     .filter(|t| !t.trim().is_empty())
                     .unwrap_or_else(|| title_from_text(&r.text, 100));
+                let title = crate::model::cut_chars(&title, crate::model::TITLE_MAX_CHARS);
                 let m = NewMemory {
                     project: r.project,
                     kind: r.kind,
                     mtype: r.mtype,
                     title,
-                    text: r.text.replace('\0', ""),
+                    text: crate::capture::template::cut(&r.text.replace('\0', ""), TEXT_MAX),
                     tool: r.tool,
                     session_id: r.session_id,
                     files: r.files,

@@ -7,7 +7,7 @@
 //! wrapped as data (see [`super::wrap`]) and ends with the context economics line.
 
 use super::wrap::{neutralise, wrap};
-use crate::model::Memory;
+use crate::model::{Kind, Memory, MemoryType};
 use crate::store::{COLUMNS, Store, StoreError, from_row};
 use rusqlite::params;
 use std::collections::HashSet;
@@ -20,6 +20,9 @@ pub const MAX_FACTS: usize = 10;
 
 /// Requests shown from the freshest session.
 const SESSION_REQUESTS: usize = 5;
+
+/// How many of a project's newest memories the block looks through.
+const WINDOW: usize = 400;
 
 /// What to build the block for.
 #[derive(Debug, Clone)]
@@ -80,7 +83,7 @@ pub fn build(store: &Store, opts: &ContextOptions) -> Result<String, StoreError>
     let pinned = memories(
         store,
         &format!(
-            "SELECT {COLUMNS} FROM memories WHERE project = ?1 AND pinned = 1 AND dismissed = 0
+            "SELECT {COLUMNS} FROM memories INDEXED BY memories_pinned WHERE project = ?1 AND pinned = 1 AND dismissed = 0
              ORDER BY created_at DESC, id DESC LIMIT 30"
         ),
         params![project],
@@ -94,35 +97,40 @@ pub fn build(store: &Store, opts: &ContextOptions) -> Result<String, StoreError>
             .collect(),
     });
 
-    // The freshest session: what was asked, what it concluded, what was decided.
-    let last_session: Option<String> = store
-        .conn()
-        .prepare_cached(
-            "SELECT session_id FROM memories WHERE project = ?1 AND session_id IS NOT NULL AND dismissed = 0
-               AND kind IN ('prompt', 'summary') ORDER BY created_at DESC, id DESC LIMIT 1",
-        )
-        .and_then(|mut s| s.query_row(params![project], |r| r.get(0)))
-        .ok();
+    // One bounded walk back through the project's newest memories feeds both the last session
+    // and the recent list, so a store of any size costs the same. Tool events are raw and many;
+    // the block lists what people said, concluded and decided.
+    let window = memories(
+        store,
+        &format!(
+            "SELECT {COLUMNS} FROM memories WHERE project = ?1 AND dismissed = 0 AND kind != 'event'
+             ORDER BY created_at DESC, id DESC LIMIT ?2"
+        ),
+        params![project, WINDOW as i64],
+    )?;
+    let last_session = window
+        .iter()
+        .find(|m| m.session_id.is_some() && matches!(m.kind, Kind::Prompt | Kind::Summary))
+        .and_then(|m| m.session_id.clone());
     if let Some(session) = &last_session {
-        let rows = memories(
-            store,
-            &format!(
-                "SELECT {COLUMNS} FROM memories WHERE project = ?1 AND session_id = ?2 AND dismissed = 0
-                   AND (kind IN ('prompt', 'summary') OR type = 'decision')
-                 ORDER BY created_at DESC, id DESC LIMIT ?3"
-            ),
-            params![project, session, SESSION_REQUESTS as i64 * 2],
-        )?;
         let mut prompts = 0;
         let mut lines = Vec::new();
-        for m in &rows {
-            if m.kind == crate::model::Kind::Prompt {
+        for m in window
+            .iter()
+            .filter(|m| m.session_id.as_ref() == Some(session))
+        {
+            let wanted =
+                matches!(m.kind, Kind::Prompt | Kind::Summary) || m.mtype == MemoryType::Decision;
+            if !wanted {
+                continue;
+            }
+            if m.kind == Kind::Prompt {
                 prompts += 1;
                 if prompts > SESSION_REQUESTS {
                     continue;
                 }
             }
-            if shown.insert(m.id) {
+            if lines.len() < SESSION_REQUESTS * 2 && shown.insert(m.id) {
                 lines.push(line(m, true));
             }
         }
@@ -148,20 +156,11 @@ pub fn build(store: &Store, opts: &ContextOptions) -> Result<String, StoreError>
             .collect(),
     });
 
-    // Tool events are raw and many; the recent list is what people said and decided.
-    let recent = memories(
-        store,
-        &format!(
-            "SELECT {COLUMNS} FROM memories WHERE project = ?1 AND pinned = 0 AND dismissed = 0
-               AND kind != 'event' ORDER BY created_at DESC, id DESC LIMIT ?2"
-        ),
-        params![project, (opts.limit.clamp(1, 100) + shown.len()) as i64],
-    )?;
     let mut lines = Vec::new();
     let mut day = String::new();
-    for m in recent
+    for m in window
         .iter()
-        .filter(|m| !shown.contains(&m.id))
+        .filter(|m| !m.pinned && !shown.contains(&m.id))
         .take(opts.limit.clamp(1, 100))
     {
         let d = crate::time::date(m.created_at);
