@@ -12,7 +12,7 @@ mod builtin;
 mod user_rules;
 
 pub use builtin::{BUILTIN_RULES, BuiltinRule};
-pub use user_rules::{RuleFileError, UserRule, check_rules, load_rule_file};
+pub use user_rules::{RuleFileError, UserRule, check_rules, load_rule_file, parse_rules};
 
 use crate::model::NewMemory;
 use regex::Regex;

@@ -92,7 +92,8 @@ pub fn load_rule_file(path: &Path) -> Result<Vec<UserRule>, RuleFileError> {
     parse_rules(path, &text)
 }
 
-fn parse_rules(path: &Path, text: &str) -> Result<Vec<UserRule>, RuleFileError> {
+/// Parse rule-file text (`path` only names it in errors).
+pub fn parse_rules(path: &Path, text: &str) -> Result<Vec<UserRule>, RuleFileError> {
     let file: RuleFile = toml::from_str(text).map_err(|e| RuleFileError::Toml {
         path: path.to_owned(),
         message: e.message().to_owned(),
