@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// One spooled event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -86,21 +87,68 @@ pub struct SpoolError {
 /// Append lines to the spool in the data directory, or, when that cannot be written, to the
 /// per-user spool in the temporary directory. Returns the file written.
 pub fn append(paths: &Paths, lines: &[SpoolLine]) -> Result<PathBuf, SpoolError> {
+    append_until(paths, lines, Instant::now() + LOCK_WAIT)
+}
+
+/// How long an append waits for the spool's lock before trying the fallback spool.
+const LOCK_WAIT: Duration = Duration::from_millis(400);
+
+/// Like [`append`], waiting for each spool's lock until `until` at most, so a hook near its
+/// deadline never hangs on a lock.
+pub fn append_until(
+    paths: &Paths,
+    lines: &[SpoolLine],
+    until: Instant,
+) -> Result<PathBuf, SpoolError> {
     let mut buf = Vec::new();
     for line in lines {
         serde_json::to_writer(&mut buf, line).expect("spool lines always serialize");
         buf.push(b'\n');
     }
-    match append_to(&paths.spool, &buf) {
+    match append_to(&paths.spool, &buf, until) {
         Ok(()) => Ok(paths.spool.clone()),
         Err(first) => {
-            append_to(&paths.fallback_spool, &buf).map_err(|_| first)?;
+            // The fallback spool is rarely contended: give it a moment even past `until`.
+            append_to(
+                &paths.fallback_spool,
+                &buf,
+                until.max(Instant::now() + Duration::from_millis(200)),
+            )
+            .map_err(|_| first)?;
             Ok(paths.fallback_spool.clone())
         }
     }
 }
 
-fn append_to(path: &Path, buf: &[u8]) -> Result<(), SpoolError> {
+/// Take `f`'s exclusive lock, polling until `until`.
+fn lock_until(f: &File, until: Instant) -> std::io::Result<()> {
+    loop {
+        match f.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) if Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(2))
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "the spool stayed locked",
+                ));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+    }
+}
+
+/// Whether the open file is still the one at `path` (a drain renames the spool away).
+fn still_at(f: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (f.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.ino() == b.ino() && a.dev() == b.dev(),
+        _ => false,
+    }
+}
+
+fn append_to(path: &Path, buf: &[u8], until: Instant) -> Result<(), SpoolError> {
     let err = |source| SpoolError {
         path: path.to_owned(),
         source,
@@ -108,13 +156,19 @@ fn append_to(path: &Path, buf: &[u8]) -> Result<(), SpoolError> {
     if let Some(dir) = path.parent() {
         create_private_dir(dir).map_err(err)?;
     }
-    let mut f = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(path)
-        .map_err(err)?;
-    f.lock().map_err(err)?;
+    let mut f = loop {
+        let f = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(err)?;
+        lock_until(&f, until).map_err(err)?;
+        if still_at(&f, path) {
+            break f;
+        }
+        // A drain took this file while we waited; append to the new one.
+    };
     // A crash mid-append can leave a last line without its newline; start on a fresh line so the
     // new event is not glued to it (the broken line is rejected on drain, this one survives).
     let len = f.metadata().map_err(err)?.len();
@@ -141,11 +195,26 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 
 /// The spool files that exist and hold something, main first.
 pub fn pending_files(paths: &Paths) -> Vec<PathBuf> {
-    [&paths.spool, &paths.fallback_spool]
+    let mut out: Vec<PathBuf> = [&paths.spool, &paths.fallback_spool]
         .into_iter()
         .filter(|p| std::fs::metadata(p).map(|m| m.len() > 0).unwrap_or(false))
         .cloned()
-        .collect()
+        .collect();
+    // Files a drain took aside and did not finish (it was killed, or ran out of time).
+    for spool in [&paths.spool, &paths.fallback_spool] {
+        if let Some(dir) = spool.parent()
+            && let Ok(entries) = std::fs::read_dir(dir)
+        {
+            for e in entries.flatten() {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with("draining-") && name.ends_with(".jsonl") {
+                    out.push(e.path());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What a drain did.
@@ -210,12 +279,39 @@ fn drain_file(
         path: path.to_owned(),
         source,
     };
-    let mut f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(err)?;
-    f.lock().map_err(err)?;
+    let taken_aside = path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("draining-"));
+    let mut f = match OpenOptions::new().read(true).write(true).open(path) {
+        Ok(f) => f,
+        // Another drain finished it first.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
+        Err(e) => return Err(err(e).into()),
+    };
+    let path: PathBuf = if taken_aside {
+        // A file another drain took aside: if that drain still holds it, leave it to it.
+        match f.try_lock() {
+            Ok(()) if path.exists() => path.to_owned(),
+            Ok(()) => return Ok(true),
+            Err(std::fs::TryLockError::WouldBlock) => return Ok(true),
+            Err(std::fs::TryLockError::Error(e)) => return Err(err(e).into()),
+        }
+    } else {
+        // Take the spool aside under its lock, so appends go on to a fresh file and never wait
+        // for this drain's SQLite writes.
+        f.lock().map_err(err)?;
+        if !still_at(&f, path) {
+            return Ok(true);
+        }
+        let aside = path.with_file_name(format!(
+            "draining-{}-{}.jsonl",
+            std::process::id(),
+            crate::time::now_ms()
+        ));
+        std::fs::rename(path, &aside).map_err(err)?;
+        aside
+    };
+    let path = path.as_path();
     let mut raw = Vec::new();
     f.read_to_end(&mut raw).map_err(err)?;
     let mut good = Vec::new();
@@ -260,7 +356,7 @@ fn drain_file(
             .map_err(rerr)?;
         report.rejected += bad.len();
     }
-    f.set_len(0).and_then(|_| f.sync_all()).map_err(err)?;
+    std::fs::remove_file(path).map_err(err)?;
     Ok(true)
 }
 

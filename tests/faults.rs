@@ -226,7 +226,22 @@ fn an_unwritable_data_directory_falls_back_to_the_temp_spool() {
             "second prompt after the fault".to_string()
         ]
     );
-    assert_eq!(std::fs::metadata(&fallback[0]).unwrap().len(), 0);
+    // Drained: the spool is taken aside and removed.
+    assert_eq!(
+        std::fs::metadata(&fallback[0])
+            .map(|m| m.len())
+            .unwrap_or(0),
+        0
+    );
+    assert!(
+        std::fs::read_dir(fallback[0].parent().unwrap())
+            .unwrap()
+            .all(|e| !e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("draining-"))
+    );
 }
 
 #[test]
@@ -312,4 +327,36 @@ fn the_deadline_spools_when_the_store_hangs() {
     conn.execute_batch("ROLLBACK").unwrap();
     drop(conn);
     assert_recovers(&env, &env.spool());
+}
+
+#[test]
+fn a_drain_that_was_cut_short_is_finished_by_the_next_run() {
+    let env = Env::new();
+    env.hook("claude-code", "UserPromptSubmit", prompt_payload("create"));
+    // What a drain killed after taking the spool aside leaves behind.
+    std::fs::create_dir_all(env.spool().parent().unwrap()).unwrap();
+    let aside = env.spool().with_file_name("draining-99999-1.jsonl");
+    let line = |t: &str| {
+        format!(
+            r#"{{"kind":"memory","memory":{{"project":"shop","tool":"claude-code","kind":"prompt","type":"note","title":"{t}","narrative":"{t}"}},"at":1}}"#
+        )
+    };
+    std::fs::write(
+        &aside,
+        format!("{}\n{}\n", line("left aside one"), line("left aside two")),
+    )
+    .unwrap();
+    let out = env.cmd().arg("doctor").output().unwrap();
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("2 line(s) waiting")
+    );
+    env.hook("claude-code", "UserPromptSubmit", prompt_payload("next"));
+    let t = titles(&env);
+    assert!(
+        t.contains(&"left aside one".to_string()) && t.contains(&"left aside two".to_string()),
+        "{t:?}"
+    );
+    assert!(!aside.exists());
 }
