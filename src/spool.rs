@@ -120,25 +120,6 @@ pub fn append_until(
     }
 }
 
-/// Take `f`'s exclusive lock, polling until `until`.
-fn lock_until(f: &File, until: Instant) -> std::io::Result<()> {
-    loop {
-        match f.try_lock() {
-            Ok(()) => return Ok(()),
-            Err(std::fs::TryLockError::WouldBlock) if Instant::now() < until => {
-                std::thread::sleep(Duration::from_millis(2))
-            }
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::TimedOut,
-                    "the spool stayed locked",
-                ));
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(e),
-        }
-    }
-}
-
 /// Whether the open file is still the one at `path` (a drain renames the spool away).
 fn still_at(f: &File, path: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
@@ -156,18 +137,32 @@ fn append_to(path: &Path, buf: &[u8], until: Instant) -> Result<(), SpoolError> 
     if let Some(dir) = path.parent() {
         create_private_dir(dir).map_err(err)?;
     }
-    let mut f = loop {
+    let mut f = 'open: loop {
         let f = OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
             .open(path)
             .map_err(err)?;
-        lock_until(&f, until).map_err(err)?;
-        if still_at(&f, path) {
-            break f;
+        loop {
+            match f.try_lock() {
+                Ok(()) if still_at(&f, path) => break 'open f,
+                // A drain took this file aside: append to the new one.
+                Ok(()) => continue 'open,
+                Err(std::fs::TryLockError::WouldBlock) if !still_at(&f, path) => continue 'open,
+                Err(std::fs::TryLockError::WouldBlock) if Instant::now() < until => {
+                    std::thread::sleep(Duration::from_millis(2))
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    let e = std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the spool stayed locked",
+                    );
+                    return Err(err(e));
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(err(e)),
+            }
         }
-        // A drain took this file while we waited; append to the new one.
     };
     // A crash mid-append can leave a last line without its newline; start on a fresh line so the
     // new event is not glued to it (the broken line is rejected on drain, this one survives).
@@ -208,7 +203,9 @@ pub fn pending_files(paths: &Paths) -> Vec<PathBuf> {
             for e in entries.flatten() {
                 let name = e.file_name();
                 let name = name.to_string_lossy();
-                if name.starts_with("draining-") && name.ends_with(".jsonl") {
+                if (name.starts_with("draining-") || name.starts_with("pending-"))
+                    && name.ends_with(".jsonl")
+                {
                     out.push(e.path());
                 }
             }
@@ -279,9 +276,12 @@ fn drain_file(
         path: path.to_owned(),
         source,
     };
-    let taken_aside = path
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy().starts_with("draining-"));
+    // `draining-` files are spools a drain took aside; `pending-` files, events a hook could not
+    // append to the busy spool. Neither is appended to again.
+    let taken_aside = path.file_name().is_some_and(|n| {
+        let n = n.to_string_lossy();
+        n.starts_with("draining-") || n.starts_with("pending-")
+    });
     let mut f = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(f) => f,
         // Another drain finished it first.

@@ -96,28 +96,26 @@ pub fn run(tool: &str, event: &str) -> i32 {
         redactor,
         deadline,
     );
+    let spooled = match &outcome {
+        Err(e) if !lines.is_empty() => Some((e.to_string(), spool::append(&paths, &lines))),
+        _ => None,
+    };
+    // Only now is the run done: until here, the watchdog may still spool and exit at the
+    // deadline (a line spooled twice is stored once).
     if state
         .compare_exchange(RUNNING, FINISHED, Ordering::SeqCst, Ordering::SeqCst)
         .is_err()
     {
-        // The watchdog took over and is exiting the process.
         loop {
             std::thread::park();
         }
     }
-    match outcome {
-        Ok(Some(block)) => println!("{}", adapter.context_output(event, &block)),
-        Ok(None) => {}
-        Err(e) => {
-            if !lines.is_empty() {
-                match spool::append(&paths, &lines) {
-                    Ok(p) => eprintln!("aletheia: {e}; spooled to {}", p.display()),
-                    Err(se) => eprintln!("aletheia: {e}; and {se}: this event is lost"),
-                }
-            } else {
-                eprintln!("aletheia: {e}");
-            }
-        }
+    match (outcome, spooled) {
+        (Ok(Some(block)), _) => println!("{}", adapter.context_output(event, &block)),
+        (Ok(None), _) => {}
+        (Err(_), Some((e, Ok(p)))) => eprintln!("aletheia: {e}; spooled to {}", p.display()),
+        (Err(_), Some((e, Err(se)))) => eprintln!("aletheia: {e}; and {se}: this event is lost"),
+        (Err(e), None) => eprintln!("aletheia: {e}"),
     }
     0
 }

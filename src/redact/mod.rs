@@ -71,8 +71,22 @@ impl Redactor {
     }
 
     /// Redact `text`: private blocks, known secret shapes, then credentials in URLs, headers and
-    /// assignments. Redacting redacted text changes nothing.
+    /// assignments. Redacting redacted text changes nothing: a replacement can make text that an
+    /// earlier rule matches (a marker closing a URL's password, say), so the rules run again
+    /// until nothing changes.
     pub fn redact(&self, text: &str) -> String {
+        let mut out = self.redact_once(text);
+        for _ in 0..4 {
+            let again = self.redact_once(&out);
+            if again == out {
+                break;
+            }
+            out = again;
+        }
+        out
+    }
+
+    fn redact_once(&self, text: &str) -> String {
         let lower = text.to_ascii_lowercase();
         let mut out: Cow<'_, str> = Cow::Borrowed(text);
         for (i, rule) in BUILTIN_RULES.iter().enumerate() {
@@ -287,6 +301,16 @@ mod tests {
         ] {
             assert_eq!(r.redact(text), text);
         }
+    }
+
+    #[test]
+    fn regression_fuzz_redact_a_marker_that_completes_a_url_password() {
+        // Found by `scripts/fuzz` (fuzz/artifacts/redact/crash-b0a2d49e…): the first pass left
+        // text that the URL rule matched on a second pass.
+        let input = "\u{fffd}\u{fffd}wd://:aa)pwd://:\x08!^@\x08)))ox2\u{fffd}p@";
+        let r = Redactor::builtin();
+        let once = r.redact(input);
+        assert_eq!(r.redact(&once), once);
     }
 
     #[test]
