@@ -74,6 +74,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<bool> {
     }
     let mut r = Report::default();
     check_store(&paths, &mut r);
+    check_writable(&paths, &mut r);
     check_spool(&paths, &mut r);
     check_hosts(&mut r);
     if args.json {
@@ -172,6 +173,68 @@ fn check_store(paths: &Paths, r: &mut Report) {
             .flatten()
             .map(|(t, at)| (t, crate::time::iso(at)))
             .collect();
+    }
+}
+
+/// Whether this user may write `path` (and it exists).
+fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
+/// Free bytes on the filesystem holding `path`.
+fn free_bytes(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid path and `st` a properly sized, writable statvfs.
+    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
+        .then(|| st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// The faults that leave a store readable but not writable: read-only files and folders, a full
+/// disk.
+fn check_writable(paths: &Paths, r: &mut Report) {
+    let spool_dir = paths.spool_dir().to_path_buf();
+    for (what, path) in [
+        ("data directory", &paths.data_dir),
+        ("spool folder", &spool_dir),
+        ("store", &paths.db),
+        ("spool", &paths.spool),
+    ] {
+        if path.exists() && !writable(path) {
+            problem(
+                r,
+                format!(
+                    "the {what} {} is not writable, so new events go to the temporary spool",
+                    path.display()
+                ),
+                format!(
+                    "make it writable for this user (chmod u+w {})",
+                    path.display()
+                ),
+            );
+        }
+    }
+    if let Some(free) = free_bytes(if paths.data_dir.exists() {
+        &paths.data_dir
+    } else {
+        Path::new("/")
+    }) && free < 16 * 1024 * 1024
+    {
+        problem(
+            r,
+            format!(
+                "only {} KB are free on the disk holding {}",
+                free / 1024,
+                paths.data_dir.display()
+            ),
+            "free some space; events wait in the temporary spool meanwhile",
+        );
     }
 }
 
