@@ -76,6 +76,9 @@ impl Redactor {
     /// until nothing changes.
     pub fn redact(&self, text: &str) -> String {
         let mut out = self.redact_once(text);
+        if out == text {
+            return out;
+        }
         for _ in 0..4 {
             let again = self.redact_once(&out);
             if again == out {
