@@ -18,9 +18,7 @@ fn doctor_reports_waiting_events_until_drained() {
     );
     assert!(text.contains("captured: claude-code last at"), "{text}");
 
-    let conn = env.conn();
-    conn.execute_batch("BEGIN IMMEDIATE; INSERT INTO captures VALUES ('lock-holder', 0);")
-        .unwrap();
+    let conn = env.hold_write_lock();
     env.hook(
         "claude-code",
         "UserPromptSubmit",

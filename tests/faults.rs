@@ -77,9 +77,7 @@ fn a_missing_store_path_spools_in_the_data_directory() {
 fn a_store_locked_by_another_writer_spools() {
     let env = Env::new();
     env.hook("claude-code", "UserPromptSubmit", prompt_payload("warm up"));
-    let conn = env.conn();
-    conn.execute_batch("BEGIN IMMEDIATE; INSERT INTO captures VALUES ('lock-holder', 0);")
-        .unwrap();
+    let conn = env.hold_write_lock();
     env.hook("claude-code", "UserPromptSubmit", prompt_payload(FIRST));
     assert_eq!(env.spool_lines(), 1);
     conn.execute_batch("ROLLBACK").unwrap();
@@ -306,9 +304,7 @@ fn an_append_after_a_half_written_line_starts_a_fresh_line() {
 fn the_deadline_spools_when_the_store_hangs() {
     let env = Env::new();
     env.hook("claude-code", "UserPromptSubmit", prompt_payload("warm up"));
-    let conn = env.conn();
-    conn.execute_batch("BEGIN IMMEDIATE; INSERT INTO captures VALUES ('lock-holder', 0);")
-        .unwrap();
+    let conn = env.hold_write_lock();
     // A deadline shorter than the busy timeout: the watchdog, not the store error, spools.
     let out = env
         .cmd()

@@ -67,6 +67,14 @@ impl Env {
         Connection::open(self.db()).unwrap()
     }
 
+    /// Another connection holding the store's write lock until it rolls back or is dropped.
+    pub fn hold_write_lock(&self) -> Connection {
+        let conn = self.conn();
+        conn.execute_batch("BEGIN IMMEDIATE; INSERT INTO captures VALUES ('lock-holder', 0);")
+            .unwrap();
+        conn
+    }
+
     /// How many memories are stored.
     pub fn count(&self) -> i64 {
         if !self.db().exists() {
