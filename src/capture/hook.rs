@@ -57,7 +57,7 @@ pub fn run(tool: &str, event: &str) -> i32 {
         Ok(v @ serde_json::Value::Object(_)) => v,
         _ => return 0,
     };
-    let capture = adapter.capture(spec, &payload, crate::time::now_ms());
+    let mut capture = adapter.capture(spec, &payload, crate::time::now_ms());
     if crate::config::excluded_projects().contains(&capture.project) {
         return 0;
     }
@@ -65,7 +65,7 @@ pub fn run(tool: &str, event: &str) -> i32 {
     let redactor = Redactor::global();
     let memory = capture
         .memory
-        .clone()
+        .take()
         .map(|m| Redacted::memory(m, redactor).with_title_cut(adapter::HOOK_TITLE_CHARS));
     let mut lines = Vec::new();
     if let Some(m) = &memory {

@@ -47,6 +47,5 @@ pub fn default_project() -> String {
 
 /// The redactor for commands: a bad rule file is an error here, so the user sees it.
 pub fn redactor() -> anyhow::Result<&'static Redactor> {
-    Redactor::from_env()?;
-    Ok(Redactor::global())
+    Redactor::global_checked().map_err(anyhow::Error::msg)
 }

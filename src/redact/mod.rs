@@ -23,15 +23,18 @@ use std::sync::{LazyLock, OnceLock};
 static COMPILED: LazyLock<Vec<OnceLock<Regex>>> =
     LazyLock::new(|| BUILTIN_RULES.iter().map(|_| OnceLock::new()).collect());
 
-/// The redactor the process uses: builtin rules plus the user's rule file, if
-/// `ALETHEIA_REDACT_RULES` names one. A bad file is reported once on stderr and ignored here;
-/// `aletheia redact` refuses to run with it, so the user sees the error where they can fix it.
-static GLOBAL: LazyLock<Redactor> = LazyLock::new(|| match Redactor::from_env() {
-    Ok(r) => r,
-    Err(e) => {
+/// The process's rules, loaded once: builtin plus the user's rule file, if
+/// `ALETHEIA_REDACT_RULES` names one, or why that file could not be loaded.
+static LOADED: LazyLock<Result<Redactor, String>> =
+    LazyLock::new(|| Redactor::from_env().map_err(|e| e.to_string()));
+
+/// What the hook falls back to when the user's file is bad: it must still store, so it reports
+/// the problem once on stderr and uses the builtin rules.
+static FALLBACK: LazyLock<Redactor> = LazyLock::new(|| {
+    if let Err(e) = &*LOADED {
         eprintln!("aletheia: {e} (using the built-in rules only)");
-        Redactor::builtin()
     }
+    Redactor::builtin()
 });
 
 /// Builtin rules plus optional user rules.
@@ -67,7 +70,16 @@ impl Redactor {
 
     /// The process-wide redactor.
     pub fn global() -> &'static Redactor {
-        &GLOBAL
+        match &*LOADED {
+            Ok(r) => r,
+            Err(_) => &FALLBACK,
+        }
+    }
+
+    /// The process-wide redactor, or why the user's rule file could not be loaded: interactive
+    /// commands refuse to run with a bad file, so the user sees the error where they can fix it.
+    pub fn global_checked() -> Result<&'static Redactor, String> {
+        LOADED.as_ref().map_err(Clone::clone)
     }
 
     /// Redact `text`: private blocks, known secret shapes, then credentials in URLs, headers and
