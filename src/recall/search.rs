@@ -4,10 +4,12 @@
 //! the words and quotes each one, so FTS5 syntax never errors and never changes the meaning;
 //! `raw` passes the text to FTS5 untouched for those who ask. Very common words are dropped from
 //! the match (they would make the OR scan most of a large store) but count nowhere else.
-//! Ranking: BM25 with the title weighted above the text, then adjusted for recency, pinning and
-//! type over a pool of the best BM25 candidates.
+//! Ranking (`rank`): BM25 with the title weighted above the text, adjusted for recency, pinning
+//! and type, over a bounded pool of candidates: the newest matches, plus those with every word.
 
+use super::rank::{self, Traits};
 use crate::model::{Kind, Memory, MemoryType};
+use crate::store::term_counts::TermCounts;
 use crate::store::{COLUMNS, Store, StoreError, from_row};
 use rusqlite::types::Value as SqlValue;
 
@@ -104,11 +106,13 @@ pub fn fts_expression(q: &str) -> Option<String> {
     if terms.is_empty() {
         return None;
     }
-    let words: Vec<String> = terms
-        .iter()
-        .map(|t| format!("\"{}\"", t.replace('"', "")))
-        .collect();
+    let words: Vec<String> = terms.iter().map(|t| quoted(t)).collect();
     Some(format!("{{title text}} : ({})", words.join(" OR ")))
+}
+
+/// A term as an FTS5 phrase.
+fn quoted(term: &str) -> String {
+    format!("\"{}\"", term.replace('"', ""))
 }
 
 /// Every term required (`None` for fewer than two terms, where it adds nothing).
@@ -116,10 +120,7 @@ fn fts_all_expression(terms: &[String]) -> Option<String> {
     if terms.len() < 2 {
         return None;
     }
-    let words: Vec<String> = terms
-        .iter()
-        .map(|t| format!("\"{}\"", t.replace('"', "")))
-        .collect();
+    let words: Vec<String> = terms.iter().map(|t| quoted(t)).collect();
     Some(format!("{{title text}} : ({})", words.join(" AND ")))
 }
 
@@ -140,29 +141,40 @@ fn project_expression(project: &str) -> Option<String> {
 /// runs too, so the best matches are in even when they are old.
 const CANDIDATES: usize = 600;
 
-/// A scored candidate: enough of the row to rank it; the full memory is loaded only for the page.
+/// A candidate: enough of the row to rank it; the full memory is loaded only for the page.
 struct Candidate {
     id: i64,
-    bm25: f64,
-    created_at: i64,
-    pinned: bool,
-    mtype: MemoryType,
-    kind: Kind,
+    relevance: Relevance,
+    traits: Traits,
 }
 
-/// Score the matches of the widest expression (the last), newest `CANDIDATES` after the
+/// What the index said about a candidate's relevance.
+enum Relevance {
+    /// Term counts, scored in `rank` (sanitised queries).
+    Counts(TermCounts),
+    /// FTS5's own bm25() (raw queries, whose phrases `rank` cannot name).
+    Bm25(f64),
+}
+
+/// Collect the matches of the widest expression (the last), newest `CANDIDATES` after the
 /// filters; if that many matched, also those of the narrower ones.
 fn candidates(
     store: &Store,
     exprs: &[String],
     filters: &str,
     args: &[SqlValue],
+    raw: bool,
 ) -> rusqlite::Result<Vec<Candidate>> {
     let mut out: Vec<Candidate> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let n = args.len() + 1;
+    let relevance = if raw {
+        "bm25(memories_fts, 4.0, 1.0, 0.0)"
+    } else {
+        "aletheia_terms(memories_fts)"
+    };
     let sql = format!(
-        "SELECT m.id, bm25(memories_fts, 4.0, 1.0, 0.0), m.created_at, m.pinned, m.type, m.kind
+        "SELECT m.id, {relevance}, m.created_at, m.pinned, m.type, m.kind
          FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
          WHERE memories_fts MATCH ?{n} {filters}
          ORDER BY memories_fts.rowid DESC LIMIT {CANDIDATES}"
@@ -177,19 +189,69 @@ fn candidates(
         let mut rows = stmt.query(rusqlite::params_from_iter(all.iter()))?;
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(0)?;
-            if seen.insert(id) {
-                out.push(Candidate {
-                    id,
-                    bm25: -r.get::<_, f64>(1)?,
+            if !seen.insert(id) {
+                continue;
+            }
+            let relevance = if raw {
+                Relevance::Bm25(-r.get::<_, f64>(1)?)
+            } else {
+                let blob = r.get_ref(1)?.as_blob()?;
+                Relevance::Counts(TermCounts::decode(blob).ok_or_else(|| {
+                    rusqlite::Error::InvalidColumnType(
+                        1,
+                        "aletheia_terms".into(),
+                        rusqlite::types::Type::Blob,
+                    )
+                })?)
+            };
+            out.push(Candidate {
+                id,
+                relevance,
+                traits: Traits {
                     created_at: r.get(2)?,
                     pinned: r.get(3)?,
                     mtype: r.get::<_, String>(4)?.parse().unwrap_or(MemoryType::Note),
                     kind: r.get::<_, String>(5)?.parse().unwrap_or(Kind::Note),
-                });
-            }
+                },
+            });
         }
     }
     Ok(out)
+}
+
+/// Score candidates, best first. `phrases` are the query's quoted terms, in the order the
+/// match expressions list them.
+fn ranked(
+    store: &Store,
+    candidates: Vec<Candidate>,
+    phrases: &[String],
+) -> rusqlite::Result<Vec<(f64, i64)>> {
+    let index_rows = candidates.iter().find_map(|c| match &c.relevance {
+        Relevance::Counts(t) => Some(t.index_rows),
+        Relevance::Bm25(_) => None,
+    });
+    let df = match index_rows {
+        Some(rows) => Some(rank::document_frequencies(store.conn(), phrases, rows)?),
+        None => None,
+    };
+    let newest = candidates
+        .iter()
+        .map(|c| c.traits.created_at)
+        .max()
+        .unwrap_or(0);
+    let mut scored: Vec<(f64, i64)> = candidates
+        .into_iter()
+        .map(|c| {
+            let bm25 = match (&c.relevance, &df) {
+                (Relevance::Counts(t), Some(df)) => rank::bm25(t, df),
+                (Relevance::Bm25(s), _) => *s,
+                (Relevance::Counts(_), None) => 0.0,
+            };
+            (rank::adjusted(bm25, &c.traits, newest), c.id)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    Ok(scored)
 }
 
 /// Beyond this many matches, date order walks the time index instead of sorting the matches.
@@ -305,10 +367,13 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             Some(p) => format!("({e}) AND {p}"),
             None => e,
         };
+        let terms = match q.query.as_deref() {
+            Some(text) if !q.raw => query_terms(text),
+            _ => vec![],
+        };
         let exprs: Vec<String> = match q.query.as_deref() {
             Some(text) if q.raw => vec![text.to_owned()],
             Some(text) => {
-                let terms = query_terms(text);
                 let mut v = Vec::new();
                 if let Some(all) = fts_all_expression(&terms) {
                     v.push(scoped(all));
@@ -327,14 +392,13 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
                 reason: Some("the query has no words to search for.".into()),
             });
         };
+        if q.order == Order::Relevance && !q.raw {
+            store.ensure_term_counts()?;
+        }
         let found = if q.order == Order::Relevance {
-            candidates(store, &exprs, &filters, &args).and_then(|mut c| {
-                let newest = c.iter().map(|c| c.created_at).max().unwrap_or(0);
-                let mut scored: Vec<(f64, i64)> = c
-                    .drain(..)
-                    .map(|c| (adjusted_score(&c, newest), c.id))
-                    .collect();
-                scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+            let phrases: Vec<String> = terms.iter().map(|t| quoted(t)).collect();
+            candidates(store, &exprs, &filters, &args, q.raw).and_then(|c| {
+                let scored = ranked(store, c, &phrases)?;
                 let page: Vec<(f64, i64)> = scored.into_iter().skip(q.offset).take(limit).collect();
                 let ids: Vec<i64> = page.iter().map(|p| p.1).collect();
                 let rows = store.get_many(&ids).map_err(|e| match e {
@@ -388,24 +452,6 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
     })
 }
 
-/// BM25 adjusted for what a coding agent needs back: pinned memories and decisions first,
-/// fresher before staler, raw tool events below what people said.
-fn adjusted_score(m: &Candidate, newest: i64) -> f64 {
-    let age_days = (newest - m.created_at).max(0) as f64 / 86_400_000.0;
-    let recency = 1.0 + 0.25 / (1.0 + age_days / 30.0);
-    let pinned = if m.pinned { 1.5 } else { 1.0 };
-    let mtype = match m.mtype {
-        MemoryType::Decision | MemoryType::Gotcha => 1.2,
-        MemoryType::Bugfix | MemoryType::Discovery => 1.1,
-        _ => 1.0,
-    };
-    let kind = match m.kind {
-        Kind::Event => 0.85,
-        _ => 1.0,
-    };
-    m.bm25 * recency * pinned * mtype * kind
-}
-
 fn prefixed_columns() -> String {
     COLUMNS
         .split(", ")
@@ -430,21 +476,22 @@ fn rows(store: &Store, sql: &str, args: &[SqlValue]) -> Result<Vec<Memory>, Stor
 
 /// Why a search found nothing, in words a user can act on.
 fn no_match_reason(store: &Store, q: &SearchQuery) -> Result<String, StoreError> {
-    let count = |sql: &str, p: &str| -> Result<i64, StoreError> {
+    // Existence, not counts: a count walks a whole project or the whole store.
+    let exists = |sql: &str, p: &[&dyn rusqlite::ToSql]| -> Result<bool, StoreError> {
         store
             .conn()
-            .query_row(sql, [p], |r| r.get(0))
+            .query_row(&format!("SELECT EXISTS ({sql})"), p, |r| r.get(0))
             .map_err(|e| store.err(e))
     };
     if let Some(p) = &q.project
-        && count(
-            "SELECT count(*) FROM memories WHERE project = ?1 AND dismissed = 0",
-            p,
-        )? == 0
+        && !exists(
+            "SELECT 1 FROM memories WHERE project = ?1 AND dismissed = 0",
+            &[p],
+        )?
     {
         return Ok(format!("no memories in project \"{p}\"."));
     }
-    if store.count()? == 0 {
+    if !exists("SELECT 1 FROM memories", &[])? {
         return Ok("the store is empty.".into());
     }
     let filtered = q.mtype.is_some() || q.kind.is_some() || q.since.is_some() || q.until.is_some();

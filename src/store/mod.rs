@@ -10,6 +10,7 @@ mod queue;
 pub mod rules;
 pub mod schema;
 pub mod state;
+pub mod term_counts;
 
 pub(crate) use memories::{COLUMNS, from_row, insert_tx, touch_capture};
 pub use memories::{Inserted, content_hash};
@@ -50,16 +51,22 @@ pub enum StoreError {
 #[derive(Debug, Clone, Copy)]
 pub struct OpenOptions {
     pub busy_timeout: Duration,
+    /// Read the file through a memory map instead of a read call per page. A search in a
+    /// fresh process touches hundreds of pages once each; mapping them spares a copy and a system
+    /// call apiece. The hook reads a handful of pages, so it does without.
+    pub mmap: bool,
 }
 
 impl OpenOptions {
     /// The hook's budget: short, because a locked store means spooling, not waiting.
     pub const HOOK: OpenOptions = OpenOptions {
         busy_timeout: Duration::from_millis(300),
+        mmap: false,
     };
     /// Interactive commands wait longer for a busy writer.
     pub const INTERACTIVE: OpenOptions = OpenOptions {
         busy_timeout: Duration::from_secs(5),
+        mmap: true,
     };
 }
 
@@ -67,6 +74,8 @@ impl OpenOptions {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Whether `aletheia_terms` is registered on `conn` (only searches need it).
+    term_counts: std::cell::Cell<bool>,
 }
 
 impl Store {
@@ -101,9 +110,15 @@ impl Store {
         conn.busy_timeout(opts.busy_timeout).map_err(err)?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
             .map_err(err)?;
+        if opts.mmap {
+            // SQLite's own ceiling on Linux; it maps no more than the file's size.
+            conn.execute_batch("PRAGMA mmap_size = 2147418112;")
+                .map_err(err)?;
+        }
         let mut store = Store {
             conn,
             path: path.to_owned(),
+            term_counts: std::cell::Cell::new(false),
         };
         store.migrate()?;
         Ok(store)
@@ -117,6 +132,16 @@ impl Store {
     /// The underlying connection, for the recall queries.
     pub fn conn(&self) -> &Connection {
         &self.conn
+    }
+
+    /// Make the FTS5 function `aletheia_terms` available on this connection (see
+    /// `term_counts`). The hook never needs it, so it is registered on first use.
+    pub(crate) fn ensure_term_counts(&self) -> Result<(), StoreError> {
+        if !self.term_counts.get() {
+            term_counts::register(&self.conn).map_err(|e| self.err(e))?;
+            self.term_counts.set(true);
+        }
+        Ok(())
     }
 
     pub(crate) fn err(&self, source: rusqlite::Error) -> StoreError {

@@ -1,0 +1,230 @@
+//! Relevance: BM25 over title and text, computed here rather than by FTS5's `bm25()`.
+//!
+//! The formula is FTS5's own (k1 1.2, b 0.75, the title's occurrences weighted 4×, the text's 1×,
+//! the row's length over the index's average length), fed by the per-row counts of
+//! `store::term_counts`. What differs is where the document frequencies come from: `bm25()`
+//! counts each term over the whole index on every query, which at a million memories cost more
+//! than everything else a search does. Here they are counted over the newest `WINDOW` rows; a
+//! store that small gets exactly FTS5's figures, and a larger one an estimate of how rare each
+//! word is that is drawn from the same kind of text it is searching (what the user works on now).
+//! Then the score is adjusted for what a coding agent needs back: pinned memories and decisions
+//! first, fresher before staler, raw tool events below what people said.
+
+use crate::model::{Kind, MemoryType};
+use crate::store::term_counts::TermCounts;
+use rusqlite::Connection;
+
+/// How many of the newest rows document frequencies are counted over.
+pub const WINDOW: u64 = 20_000;
+
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// Weights per column: title, text (the project column carries no weight).
+const WEIGHTS: [f64; 2] = [4.0, 1.0];
+
+/// How many rows the frequencies were counted over, and in how many of them each term occurs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocFreqs {
+    pub rows: u64,
+    pub per_term: Vec<u64>,
+}
+
+/// Count each term's documents (title or text) among the newest `WINDOW` rows. `index_rows` is
+/// the index's row count: a store within the window is counted whole, exactly. Each term is the
+/// quoted FTS5 phrase the search matched with, so stemming and phrases count alike.
+pub fn document_frequencies(
+    conn: &Connection,
+    phrases: &[String],
+    index_rows: u64,
+) -> rusqlite::Result<DocFreqs> {
+    let (after, rows) = if index_rows <= WINDOW {
+        (i64::MIN, index_rows)
+    } else {
+        let newest: i64 = conn.query_row("SELECT max(id) FROM memories", [], |r| {
+            Ok(r.get::<_, Option<i64>>(0)?.unwrap_or(0))
+        })?;
+        // Ids are dense (memories are dismissed, not deleted), so the newest WINDOW rows are the
+        // ids above this one.
+        (newest - WINDOW as i64, WINDOW)
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid > ?2",
+    )?;
+    let per_term = phrases
+        .iter()
+        .map(|p| {
+            stmt.query_row(
+                rusqlite::params![format!("{{title text}} : {p}"), after],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n.max(0) as u64)
+        })
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(DocFreqs { rows, per_term })
+}
+
+/// BM25 of one row: the sum over the query's terms of IDF × saturated, length-normalised
+/// frequency. Phrases beyond the terms (the project filter) add nothing.
+pub fn bm25(c: &TermCounts, df: &DocFreqs) -> f64 {
+    let avgdl = if c.index_rows == 0 {
+        1.0
+    } else {
+        (c.index_tokens as f64 / c.index_rows as f64).max(1.0)
+    };
+    let length = 1.0 - B + B * c.row_tokens as f64 / avgdl;
+    c.phrases
+        .iter()
+        .zip(&df.per_term)
+        .map(|(counts, &hits)| {
+            let freq = WEIGHTS[0] * counts[0] as f64 + WEIGHTS[1] * counts[1] as f64;
+            idf(df.rows, hits) * freq * (K1 + 1.0) / (freq + K1 * length)
+        })
+        .sum()
+}
+
+/// FTS5's IDF: rare terms weigh more; a term in more than half the rows weighs almost nothing
+/// (never below zero, so a match never lowers a score).
+fn idf(rows: u64, hits: u64) -> f64 {
+    let v = ((rows as f64 - hits as f64 + 0.5) / (hits as f64 + 0.5)).ln();
+    if v <= 0.0 { 1e-6 } else { v }
+}
+
+/// What the ranking knows of a candidate besides its BM25.
+pub struct Traits {
+    pub created_at: i64,
+    pub pinned: bool,
+    pub mtype: MemoryType,
+    pub kind: Kind,
+}
+
+/// BM25 adjusted for recency (relative to the newest candidate), pinning, type and kind.
+pub fn adjusted(bm25: f64, t: &Traits, newest: i64) -> f64 {
+    let age_days = (newest - t.created_at).max(0) as f64 / 86_400_000.0;
+    let recency = 1.0 + 0.25 / (1.0 + age_days / 30.0);
+    let pinned = if t.pinned { 1.5 } else { 1.0 };
+    let mtype = match t.mtype {
+        MemoryType::Decision | MemoryType::Gotcha => 1.2,
+        MemoryType::Bugfix | MemoryType::Discovery => 1.1,
+        _ => 1.0,
+    };
+    let kind = match t.kind {
+        Kind::Event => 0.85,
+        _ => 1.0,
+    };
+    bm25 * recency * pinned * mtype * kind
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{OpenOptions, Store};
+
+    /// A store of `n` memories where "rare" occurs in every 50th and "common" in every 2nd.
+    fn store(n: usize) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store =
+            Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+        store
+            .write(|tx| {
+                for i in 0..n {
+                    let mut words = vec![format!("filler{}", i % 7)];
+                    if i % 50 == 0 {
+                        words.push("rare".into());
+                    }
+                    if i % 2 == 0 {
+                        words.push("common".into());
+                    }
+                    tx.execute(
+                        "INSERT INTO memories (project, kind, type, title, text, tool, created_at, content_hash, uid)
+                         VALUES ('p', 'note', 'note', ?1, ?1, 'test', ?2, ?3, ?3)",
+                        rusqlite::params![words.join(" "), i as i64, format!("h{i}")],
+                    )?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        store.ensure_term_counts().unwrap();
+        (dir, store)
+    }
+
+    /// FTS5's own bm25() for the row `id` and the query `expr`.
+    fn fts5_bm25(store: &Store, expr: &str, id: i64) -> f64 {
+        store
+            .conn()
+            .query_row(
+                "SELECT -bm25(memories_fts, 4.0, 1.0, 0.0) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2",
+                rusqlite::params![expr, id],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+
+    fn ours(store: &Store, expr: &str, phrases: &[String], id: i64) -> f64 {
+        let blob: Vec<u8> = store
+            .conn()
+            .query_row(
+                "SELECT aletheia_terms(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2",
+                rusqlite::params![expr, id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let counts = TermCounts::decode(&blob).unwrap();
+        let df = document_frequencies(store.conn(), phrases, counts.index_rows).unwrap();
+        bm25(&counts, &df)
+    }
+
+    #[test]
+    fn within_the_window_the_score_is_fts5s_own() {
+        let (_dir, store) = store(500);
+        let phrases = vec!["\"rare\"".to_owned(), "\"common\"".to_owned()];
+        let expr = "{title text} : (\"rare\" OR \"common\") AND project : \"p\"";
+        for id in [1, 3, 51, 99, 401] {
+            let (a, b) = (
+                ours(&store, expr, &phrases, id),
+                fts5_bm25(&store, expr, id),
+            );
+            assert!(
+                (a - b).abs() < 1e-9 * b.abs().max(1.0),
+                "row {id}: {a} vs {b}"
+            );
+        }
+    }
+
+    #[test]
+    fn beyond_the_window_frequencies_come_from_the_newest_rows() {
+        let n = WINDOW as usize + 5_000;
+        let (_dir, store) = store(n);
+        let phrases = vec!["\"rare\"".to_owned(), "\"common\"".to_owned()];
+        let df = document_frequencies(store.conn(), &phrases, n as u64).unwrap();
+        assert_eq!(df.rows, WINDOW);
+        // Ids n-WINDOW+1..=n hold rows i = n-WINDOW..n.
+        let window = (n - WINDOW as usize)..n;
+        let expected = |k: usize| window.clone().filter(|i| i % k == 0).count() as u64;
+        assert_eq!(df.per_term, vec![expected(50), expected(2)]);
+    }
+
+    #[test]
+    fn a_rare_word_outweighs_a_common_one_and_idf_never_goes_negative() {
+        assert!(idf(1000, 10) > idf(1000, 400));
+        assert_eq!(idf(1000, 900), 1e-6);
+        let counts = |rare, common| TermCounts {
+            index_rows: 1000,
+            index_tokens: 10_000,
+            row_tokens: 10,
+            phrases: vec![[0, rare], [0, common]],
+        };
+        let df = DocFreqs {
+            rows: 1000,
+            per_term: vec![10, 400],
+        };
+        assert!(bm25(&counts(1, 0), &df) > bm25(&counts(0, 1), &df));
+        let title = TermCounts {
+            phrases: vec![[1, 0], [0, 0]],
+            ..counts(0, 0)
+        };
+        assert!(
+            bm25(&title, &df) > bm25(&counts(1, 0), &df),
+            "the title weighs more"
+        );
+    }
+}

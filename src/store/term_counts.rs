@@ -1,0 +1,233 @@
+//! Per-row term counts from FTS5, so that recall can rank outside SQLite.
+//!
+//! FTS5's built-in `bm25()` finds each query term's document frequency by running that term over
+//! the whole index, on every query: its cost grows with the store and with how common the words
+//! are, not with the rows it scores (at a million memories it was most of a search). Recall ranks
+//! in Rust instead, with document frequencies from a bounded window of recent rows. What it needs
+//! from FTS5 for each candidate is what FTS5 already holds while it visits the row: how often
+//! each phrase of the query occurs in the title and in the text, and the row's length. This
+//! module registers that as the auxiliary function `aletheia_terms(memories_fts)`.
+//!
+//! Its value is a blob of little-endian u64: the index's row count, its total token count, the
+//! row's token count (all columns, as `bm25()` counts it), then for each phrase of the query its
+//! occurrences in column 0 (title) and column 1 (text).
+
+use rusqlite::{Connection, ffi};
+use std::ffi::{c_int, c_void};
+use std::ptr;
+
+/// The SQL name of the auxiliary function.
+pub const FUNCTION: &str = "aletheia_terms";
+
+/// Register `aletheia_terms` on `conn`. FTS5 keeps the function until the connection closes;
+/// registering it again would add a second entry, so callers do it once per connection.
+pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
+    // SAFETY: the handle is live for as long as `conn`; the statement is finalized before
+    // returning; `api` is written by FTS5 during the step and is owned by the connection.
+    unsafe {
+        let db = conn.handle();
+        let mut stmt: *mut ffi::sqlite3_stmt = ptr::null_mut();
+        let rc = ffi::sqlite3_prepare_v2(
+            db,
+            c"SELECT fts5(?1)".as_ptr(),
+            -1,
+            &mut stmt,
+            ptr::null_mut(),
+        );
+        if rc != ffi::SQLITE_OK {
+            return Err(failure(rc, "cannot reach the FTS5 API"));
+        }
+        let mut api: *mut ffi::fts5_api = ptr::null_mut();
+        ffi::sqlite3_bind_pointer(
+            stmt,
+            1,
+            (&mut api as *mut *mut ffi::fts5_api).cast::<c_void>(),
+            c"fts5_api_ptr".as_ptr(),
+            None,
+        );
+        ffi::sqlite3_step(stmt);
+        ffi::sqlite3_finalize(stmt);
+        let Some(create) = api.as_ref().and_then(|a| a.xCreateFunction) else {
+            return Err(failure(ffi::SQLITE_ERROR, "this SQLite has no FTS5"));
+        };
+        let rc = create(
+            api,
+            c"aletheia_terms".as_ptr(),
+            ptr::null_mut(),
+            Some(term_counts),
+            None,
+        );
+        if rc != ffi::SQLITE_OK {
+            return Err(failure(rc, "cannot register aletheia_terms"));
+        }
+    }
+    Ok(())
+}
+
+fn failure(rc: c_int, what: &str) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(ffi::Error::new(rc), Some(what.to_owned()))
+}
+
+/// The counts of one row, decoded from the function's blob.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermCounts {
+    /// Rows in the whole index.
+    pub index_rows: u64,
+    /// Tokens in the whole index, all columns.
+    pub index_tokens: u64,
+    /// Tokens in this row, all columns.
+    pub row_tokens: u64,
+    /// Per query phrase: occurrences in the title and in the text.
+    pub phrases: Vec<[u64; 2]>,
+}
+
+impl TermCounts {
+    /// Decode the blob `aletheia_terms` returned; `None` if it is not one.
+    pub fn decode(blob: &[u8]) -> Option<TermCounts> {
+        if blob.len() % 8 != 0 || blob.len() < 24 || (blob.len() / 8 - 3) % 2 != 0 {
+            return None;
+        }
+        let words: Vec<u64> = blob
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("chunks of 8")))
+            .collect();
+        Some(TermCounts {
+            index_rows: words[0],
+            index_tokens: words[1],
+            row_tokens: words[2],
+            phrases: words[3..].chunks_exact(2).map(|p| [p[0], p[1]]).collect(),
+        })
+    }
+}
+
+/// The auxiliary function itself: called by FTS5 once per row it returns.
+unsafe extern "C" fn term_counts(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    _n_args: c_int,
+    _args: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: FTS5 passes a valid API table and context for the duration of the call.
+    let outcome = unsafe {
+        api.as_ref()
+            .map_or(Err(ffi::SQLITE_MISUSE), |a| collect(a, fts))
+    };
+    // SAFETY: `ctx` is the live function context; SQLITE_TRANSIENT makes SQLite copy the blob.
+    unsafe {
+        match outcome {
+            Ok(words) => {
+                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                ffi::sqlite3_result_blob(
+                    ctx,
+                    bytes.as_ptr().cast::<c_void>(),
+                    bytes.len() as c_int,
+                    ffi::SQLITE_TRANSIENT(),
+                );
+            }
+            Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
+        }
+    }
+}
+
+/// Gather the row's counts through the extension API.
+///
+/// # Safety
+/// `fts` must be the context FTS5 passed alongside `api`.
+unsafe fn collect(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+) -> Result<Vec<u64>, c_int> {
+    let ok = |rc: c_int| {
+        if rc == ffi::SQLITE_OK {
+            Ok(())
+        } else {
+            Err(rc)
+        }
+    };
+    let (
+        Some(phrase_count),
+        Some(inst_count),
+        Some(inst),
+        Some(column_size),
+        Some(row_count),
+        Some(total_size),
+    ) = (
+        api.xPhraseCount,
+        api.xInstCount,
+        api.xInst,
+        api.xColumnSize,
+        api.xRowCount,
+        api.xColumnTotalSize,
+    )
+    else {
+        return Err(ffi::SQLITE_MISUSE);
+    };
+    // SAFETY: every call passes the context FTS5 gave us and pointers to locals.
+    unsafe {
+        let phrases = phrase_count(fts).max(0) as usize;
+        let mut words = vec![0u64; 3 + 2 * phrases];
+        let mut rows: ffi::sqlite3_int64 = 0;
+        ok(row_count(fts, &mut rows))?;
+        let mut tokens: ffi::sqlite3_int64 = 0;
+        ok(total_size(fts, -1, &mut tokens))?;
+        let mut row_tokens: c_int = 0;
+        ok(column_size(fts, -1, &mut row_tokens))?;
+        words[0] = rows.max(0) as u64;
+        words[1] = tokens.max(0) as u64;
+        words[2] = row_tokens.max(0) as u64;
+        let mut n: c_int = 0;
+        ok(inst_count(fts, &mut n))?;
+        for i in 0..n {
+            let (mut phrase, mut col, mut off) = (0, 0, 0);
+            ok(inst(fts, i, &mut phrase, &mut col, &mut off))?;
+            if (0..phrases as c_int).contains(&phrase) && (0..2).contains(&col) {
+                words[3 + 2 * phrase as usize + col as usize] += 1;
+            }
+        }
+        Ok(words)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE t USING fts5(title, text, project, tokenize = 'porter unicode61');
+             INSERT INTO t VALUES ('retry the worker', 'retrying with backoff; retry later', 'shop');
+             INSERT INTO t VALUES ('cart', 'nothing here', 'shop');",
+        )
+        .unwrap();
+        register(&conn).unwrap();
+        conn
+    }
+
+    #[test]
+    fn counts_each_phrase_per_column_with_the_row_length() {
+        let conn = table();
+        let blob: Vec<u8> = conn
+            .query_row(
+                "SELECT aletheia_terms(t) FROM t WHERE t MATCH '{title text} : (\"retry\" OR \"backoff\") AND project : shop'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let c = TermCounts::decode(&blob).unwrap();
+        assert_eq!(c.index_rows, 2);
+        assert_eq!(c.index_tokens, 3 + 5 + 1 + 1 + 2 + 1);
+        assert_eq!(c.row_tokens, 3 + 5 + 1);
+        // "retrying" stems to the same token as "retry"; the project phrase is counted in neither.
+        assert_eq!(c.phrases, vec![[1, 2], [0, 1], [0, 0]]);
+    }
+
+    #[test]
+    fn a_malformed_blob_is_refused() {
+        assert_eq!(TermCounts::decode(&[0; 7]), None);
+        assert_eq!(TermCounts::decode(&[0; 16]), None);
+        assert_eq!(TermCounts::decode(&[0; 32]), None);
+        assert!(TermCounts::decode(&[0; 24]).is_some());
+    }
+}
