@@ -253,6 +253,94 @@ fn matching_facts_come_first() {
     );
 }
 
+/// More matches than a search scores (600): the newest matches are scored, plus older ones
+/// with every word; rows the index cannot tell apart (a dismissed one, a project whose key
+/// has the same words) are checked row by row.
+#[test]
+fn a_large_store_keeps_old_matches_with_every_word_and_checks_each_row() {
+    let env = Env::new();
+    let mut lines = String::new();
+    let mut push = |uid: &str, project: &str, title: &str, at: i64| {
+        lines.push_str(
+            &serde_json::json!({"uid": uid, "project": project, "kind": "note", "type": "note",
+                "title": title, "text": title, "tool": "cli", "created_at": at})
+            .to_string(),
+        );
+        lines.push('\n');
+    };
+    push(
+        "old",
+        "shop",
+        "retry the checkout with backoff",
+        T0 - 300 * DAY,
+    );
+    push(
+        "old-dismissed",
+        "shop",
+        "retry checkout backoff, dismissed",
+        T0 - 299 * DAY,
+    );
+    for i in 0..1500 {
+        push(
+            &format!("n{i}"),
+            "shop",
+            &format!("retry number {i} of the import"),
+            T0 + i * 60_000,
+        );
+    }
+    push(
+        "twin",
+        "shop/feat",
+        "retry the checkout with backoff in the feature",
+        T0 + DAY,
+    );
+    env.cmd()
+        .arg("import")
+        .write_stdin(lines)
+        .assert()
+        .success();
+    env.conn()
+        .execute(
+            "UPDATE memories SET dismissed = 1 WHERE uid = 'old-dismissed'",
+            [],
+        )
+        .unwrap();
+
+    let hits = ids(
+        &env,
+        &[
+            "retry checkout backoff",
+            "--project",
+            "shop",
+            "--limit",
+            "5",
+        ],
+    );
+    assert_eq!(hits[0], id_of(&env, "old"), "{hits:?}");
+    assert!(!hits.contains(&id_of(&env, "old-dismissed")), "{hits:?}");
+    assert!(!hits.contains(&id_of(&env, "twin")), "{hits:?}");
+    assert_eq!(hits.len(), 5);
+
+    // The other project's key has the same words; only its own row comes back.
+    let feat = ids(&env, &["retry checkout backoff", "--project", "shop/feat"]);
+    assert_eq!(feat, vec![id_of(&env, "twin")]);
+    // A page further down is the continuation of the first.
+    let first = ids(&env, &["retry", "--project", "shop", "--limit", "10"]);
+    let second = ids(
+        &env,
+        &[
+            "retry",
+            "--project",
+            "shop",
+            "--limit",
+            "5",
+            "--offset",
+            "5",
+        ],
+    );
+    assert_eq!(second, first[5..].to_vec());
+}
+
 #[test]
 fn timeline_shows_neighbours_with_an_arrow() {
     let env = Env::new();

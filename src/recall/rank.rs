@@ -15,7 +15,7 @@ use crate::store::term_counts::TermCounts;
 use rusqlite::Connection;
 
 /// How many of the newest rows document frequencies are counted over.
-pub const WINDOW: u64 = 20_000;
+pub const WINDOW: u64 = 10_000;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -97,7 +97,24 @@ pub struct Traits {
     pub kind: Kind,
 }
 
-/// BM25 adjusted for recency (relative to the newest candidate), pinning, type and kind.
+/// The most `adjusted` can multiply a BM25 by: fresh, pinned, a decision.
+pub const MAX_BOOST: f64 = 1.25 * 1.5 * 1.2;
+
+/// The time ages are measured from: the newest memory in the project (or the store), so that
+/// a project last touched a year ago still tells its fresher memories from its staler ones.
+pub fn newest_in_scope(conn: &Connection, project: Option<&str>) -> rusqlite::Result<i64> {
+    let newest: Option<i64> = match project {
+        Some(p) => conn.query_row(
+            "SELECT max(created_at) FROM memories WHERE project = ?1",
+            [p],
+            |r| r.get(0),
+        )?,
+        None => conn.query_row("SELECT max(created_at) FROM memories", [], |r| r.get(0))?,
+    };
+    Ok(newest.unwrap_or(0))
+}
+
+/// BM25 adjusted for recency (age against `newest`), pinning, type and kind.
 pub fn adjusted(bm25: f64, t: &Traits, newest: i64) -> f64 {
     let age_days = (newest - t.created_at).max(0) as f64 / 86_400_000.0;
     let recency = 1.0 + 0.25 / (1.0 + age_days / 30.0);
@@ -201,6 +218,44 @@ mod tests {
         let window = (n - WINDOW as usize)..n;
         let expected = |k: usize| window.clone().filter(|i| i % k == 0).count() as u64;
         assert_eq!(df.per_term, vec![expected(50), expected(2)]);
+    }
+
+    #[test]
+    fn no_adjustment_exceeds_the_bound_the_search_stops_on() {
+        let types = [
+            MemoryType::Decision,
+            MemoryType::Gotcha,
+            MemoryType::Bugfix,
+            MemoryType::Note,
+        ];
+        let kinds = [
+            Kind::Prompt,
+            Kind::Event,
+            Kind::Note,
+            Kind::Summary,
+            Kind::Observation,
+        ];
+        let mut highest: f64 = 0.0;
+        for mtype in types {
+            for kind in kinds {
+                for pinned in [false, true] {
+                    for created_at in [-86_400_000, 0, 1_000, 10 * 86_400_000] {
+                        let t = Traits {
+                            created_at,
+                            pinned,
+                            mtype,
+                            kind,
+                        };
+                        highest = highest.max(adjusted(2.0, &t, 1_000));
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            highest,
+            2.0 * MAX_BOOST,
+            "the bound is reached, never passed"
+        );
     }
 
     #[test]

@@ -135,17 +135,16 @@ fn project_expression(project: &str) -> Option<String> {
     (!words.is_empty()).then(|| format!("project : \"{}\"", words.join(" ")))
 }
 
-/// How many matches each relevance query scores at most, newest first. BM25 costs a few
+/// How many matches each relevance query scores at most, newest first. Scoring costs a few
 /// microseconds per matching row, so a query of common words over a large store would otherwise
 /// score tens of thousands of rows. When that cap is reached, the query that needs every word
 /// runs too, so the best matches are in even when they are old.
 const CANDIDATES: usize = 600;
 
-/// A candidate: enough of the row to rank it; the full memory is loaded only for the page.
+/// A candidate as the index sees it; the row itself is read only if it can still make the page.
 struct Candidate {
     id: i64,
     relevance: Relevance,
-    traits: Traits,
 }
 
 /// What the index said about a candidate's relevance.
@@ -156,8 +155,10 @@ enum Relevance {
     Bm25(f64),
 }
 
-/// Collect the matches of the widest expression (the last), newest `CANDIDATES` after the
-/// filters; if that many matched, also those of the narrower ones.
+/// Collect the matches of the widest expression (the last), newest `CANDIDATES`; if that many
+/// matched, also the older matches of the narrower ones (the newer are in already). `filters`
+/// (over `m`, the memories table, with `args`) is empty when the search narrows by nothing the
+/// index cannot see; then the index alone answers, and `ranked` checks each row it reads.
 fn candidates(
     store: &Store,
     exprs: &[String],
@@ -166,32 +167,35 @@ fn candidates(
     raw: bool,
 ) -> rusqlite::Result<Vec<Candidate>> {
     let mut out: Vec<Candidate> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
     let n = args.len() + 1;
     let relevance = if raw {
         "bm25(memories_fts, 4.0, 1.0, 0.0)"
     } else {
         "aletheia_terms(memories_fts)"
     };
+    let join = if filters.is_empty() {
+        ""
+    } else {
+        "JOIN memories m ON m.id = memories_fts.rowid"
+    };
     let sql = format!(
-        "SELECT m.id, {relevance}, m.created_at, m.pinned, m.type, m.kind
-         FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
-         WHERE memories_fts MATCH ?{n} {filters}
-         ORDER BY memories_fts.rowid DESC LIMIT {CANDIDATES}"
+        "SELECT memories_fts.rowid, {relevance} FROM memories_fts {join}
+         WHERE memories_fts MATCH ?{n} AND memories_fts.rowid < ?{below} {filters}
+         ORDER BY memories_fts.rowid DESC LIMIT {CANDIDATES}",
+        below = n + 1
     );
     let mut stmt = store.conn().prepare_cached(&sql)?;
     for (i, expr) in exprs.iter().rev().enumerate() {
         if i > 0 && out.len() < CANDIDATES {
             break;
         }
+        let below = out.last().map_or(i64::MAX, |c| c.id);
         let mut all = args.to_vec();
         all.push(SqlValue::Text(expr.clone()));
+        all.push(SqlValue::Integer(below));
         let mut rows = stmt.query(rusqlite::params_from_iter(all.iter()))?;
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(0)?;
-            if !seen.insert(id) {
-                continue;
-            }
             let relevance = if raw {
                 Relevance::Bm25(-r.get::<_, f64>(1)?)
             } else {
@@ -204,27 +208,41 @@ fn candidates(
                     )
                 })?)
             };
-            out.push(Candidate {
-                id,
-                relevance,
-                traits: Traits {
-                    created_at: r.get(2)?,
-                    pinned: r.get(3)?,
-                    mtype: r.get::<_, String>(4)?.parse().unwrap_or(MemoryType::Note),
-                    kind: r.get::<_, String>(5)?.parse().unwrap_or(Kind::Note),
-                },
-            });
+            out.push(Candidate { id, relevance });
         }
     }
     Ok(out)
 }
 
-/// Score candidates, best first. `phrases` are the query's quoted terms, in the order the
-/// match expressions list them.
+/// A score with its memory's id, ordered by score, then the newer id first on a tie.
+#[derive(PartialEq)]
+struct Scored(f64, i64);
+
+impl Eq for Scored {}
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scored {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+/// The best `need` candidates, best first, as (score, id). `phrases` are the query's quoted
+/// terms in the order the match expressions list them.
+///
+/// BM25 comes from the index alone; the adjustments need the row. Candidates are visited in
+/// BM25 order and the walk stops once even the largest adjustment (`rank::MAX_BOOST`) could not
+/// lift the next one into the best `need`, so most rows are never read. Each row read is also
+/// checked against what the index cannot see: dismissed, and the exact project.
 fn ranked(
     store: &Store,
     candidates: Vec<Candidate>,
     phrases: &[String],
+    project: Option<&str>,
+    need: usize,
 ) -> rusqlite::Result<Vec<(f64, i64)>> {
     let index_rows = candidates.iter().find_map(|c| match &c.relevance {
         Relevance::Counts(t) => Some(t.index_rows),
@@ -234,12 +252,7 @@ fn ranked(
         Some(rows) => Some(rank::document_frequencies(store.conn(), phrases, rows)?),
         None => None,
     };
-    let newest = candidates
-        .iter()
-        .map(|c| c.traits.created_at)
-        .max()
-        .unwrap_or(0);
-    let mut scored: Vec<(f64, i64)> = candidates
+    let mut pool: Vec<Scored> = candidates
         .into_iter()
         .map(|c| {
             let bm25 = match (&c.relevance, &df) {
@@ -247,11 +260,58 @@ fn ranked(
                 (Relevance::Bm25(s), _) => *s,
                 (Relevance::Counts(_), None) => 0.0,
             };
-            (rank::adjusted(bm25, &c.traits, newest), c.id)
+            Scored(bm25, c.id)
         })
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
-    Ok(scored)
+    pool.sort_by(|a, b| b.cmp(a));
+    let newest = rank::newest_in_scope(store.conn(), project)?;
+    let mut stmt = store.conn().prepare_cached(
+        "SELECT created_at, pinned, type, kind, dismissed, project FROM memories WHERE id = ?1",
+    )?;
+    // The best `need` so far, worst on top.
+    let mut best: std::collections::BinaryHeap<std::cmp::Reverse<Scored>> =
+        std::collections::BinaryHeap::with_capacity(need + 1);
+    for Scored(bm25, id) in pool {
+        if best.len() >= need
+            && let Some(std::cmp::Reverse(worst)) = best.peek()
+            && bm25 * rank::MAX_BOOST < worst.0
+        {
+            break;
+        }
+        let row = stmt.query_row([id], |r| {
+            Ok((
+                Traits {
+                    created_at: r.get(0)?,
+                    pinned: r.get(1)?,
+                    mtype: r.get::<_, String>(2)?.parse().unwrap_or(MemoryType::Note),
+                    kind: r.get::<_, String>(3)?.parse().unwrap_or(Kind::Note),
+                },
+                r.get::<_, bool>(4)?,
+                r.get::<_, String>(5)?,
+            ))
+        });
+        let (traits, dismissed, row_project) = match row {
+            Ok(row) => row,
+            // Deleted since the index was read.
+            Err(rusqlite::Error::QueryReturnedNoRows) => continue,
+            Err(e) => return Err(e),
+        };
+        if dismissed || project.is_some_and(|p| p != row_project) {
+            continue;
+        }
+        best.push(std::cmp::Reverse(Scored(
+            rank::adjusted(bm25, &traits, newest),
+            id,
+        )));
+        if best.len() > need {
+            best.pop();
+        }
+    }
+    Ok(best
+        .into_sorted_vec()
+        .into_iter()
+        .map(|std::cmp::Reverse(Scored(score, id))| (score, id))
+        .collect())
 }
 
 /// Beyond this many matches, date order walks the time index instead of sorting the matches.
@@ -397,8 +457,18 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
         }
         let found = if q.order == Order::Relevance {
             let phrases: Vec<String> = terms.iter().map(|t| quoted(t)).collect();
-            candidates(store, &exprs, &filters, &args, q.raw).and_then(|c| {
-                let scored = ranked(store, c, &phrases)?;
+            // The project and dismissed checks wait for `ranked`; other filters narrow the
+            // candidates themselves, so that the newest matches are the newest that pass them.
+            let narrowed =
+                q.mtype.is_some() || q.kind.is_some() || q.since.is_some() || q.until.is_some();
+            let (filters, args) = if narrowed {
+                (filters.as_str(), args.as_slice())
+            } else {
+                ("", &[][..])
+            };
+            candidates(store, &exprs, filters, args, q.raw).and_then(|c| {
+                let need = q.offset + limit;
+                let scored = ranked(store, c, &phrases, q.project.as_deref(), need)?;
                 let page: Vec<(f64, i64)> = scored.into_iter().skip(q.offset).take(limit).collect();
                 let ids: Vec<i64> = page.iter().map(|p| p.1).collect();
                 let rows = store.get_many(&ids).map_err(|e| match e {

@@ -84,7 +84,10 @@ pub struct TermCounts {
 impl TermCounts {
     /// Decode the blob `aletheia_terms` returned; `None` if it is not one.
     pub fn decode(blob: &[u8]) -> Option<TermCounts> {
-        if blob.len() % 8 != 0 || blob.len() < 24 || (blob.len() / 8 - 3) % 2 != 0 {
+        if !blob.len().is_multiple_of(8)
+            || blob.len() < 24
+            || !(blob.len() / 8 - 3).is_multiple_of(2)
+        {
             return None;
         }
         let words: Vec<u64> = blob
