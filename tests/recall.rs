@@ -210,6 +210,37 @@ fn ranking_puts_pinned_and_title_matches_first_and_hides_dismissed() {
 }
 
 #[test]
+fn raw_queries_speak_fts5_and_keep_the_filters() {
+    let env = Env::new();
+    seed(&env);
+    let u = |s: &str| id_of(&env, s);
+    let hits = ids(&env, &["--raw", "pnpm NOT npm"]);
+    assert!(
+        !hits.contains(&u("u1")) && hits.contains(&u("u3")),
+        "{hits:?}"
+    );
+    assert_eq!(
+        ids(&env, &["--raw", "pnpm NOT npm", "--project", "billing"]),
+        vec![u("u4")]
+    );
+    assert_eq!(
+        ids(&env, &["--raw", "title : staging", "--type", "gotcha"]),
+        vec![u("u2")]
+    );
+    let out = env
+        .cmd()
+        .args(["search", "--raw", "pnpm AND ("])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("No matches. the raw FTS query failed: "),
+        "{text}"
+    );
+}
+
+#[test]
 fn empty_results_say_why() {
     let env = Env::new();
     let out = env.cmd().args(["search", "pnpm"]).output().unwrap();
