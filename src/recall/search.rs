@@ -314,6 +314,44 @@ fn ranked(
         .collect())
 }
 
+/// One page of the best matches: candidates from the index, ranked, then the page's rows.
+fn by_relevance(
+    store: &Store,
+    q: &SearchQuery,
+    exprs: &[String],
+    terms: &[String],
+    filters: &str,
+    args: &[SqlValue],
+    limit: usize,
+) -> rusqlite::Result<Vec<Hit>> {
+    let phrases: Vec<String> = terms.iter().map(|t| quoted(t)).collect();
+    let pool = candidates(store, exprs, filters, args, q.raw)?;
+    let scored = ranked(
+        store,
+        pool,
+        &phrases,
+        q.project.as_deref(),
+        q.offset + limit,
+    )?;
+    let page: Vec<(f64, i64)> = scored.into_iter().skip(q.offset).take(limit).collect();
+    let ids: Vec<i64> = page.iter().map(|p| p.1).collect();
+    let rows = store.get_many(&ids).map_err(|e| match e {
+        StoreError::Sqlite { source, .. } => source,
+        other => rusqlite::Error::ToSqlConversionFailure(Box::new(other)),
+    })?;
+    let mut by_id: std::collections::HashMap<i64, Memory> =
+        rows.into_iter().map(|m| (m.id, m)).collect();
+    Ok(page
+        .into_iter()
+        .filter_map(|(score, id)| {
+            Some(Hit {
+                memory: by_id.remove(&id)?,
+                score,
+            })
+        })
+        .collect())
+}
+
 /// Beyond this many matches, date order walks the time index instead of sorting the matches.
 const DENSE_MATCHES: usize = 2000;
 
@@ -456,7 +494,6 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             store.ensure_term_counts()?;
         }
         let found = if q.order == Order::Relevance {
-            let phrases: Vec<String> = terms.iter().map(|t| quoted(t)).collect();
             // The project and dismissed checks wait for `ranked`; other filters narrow the
             // candidates themselves, so that the newest matches are the newest that pass them.
             let narrowed =
@@ -466,27 +503,7 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             } else {
                 ("", &[][..])
             };
-            candidates(store, &exprs, filters, args, q.raw).and_then(|c| {
-                let need = q.offset + limit;
-                let scored = ranked(store, c, &phrases, q.project.as_deref(), need)?;
-                let page: Vec<(f64, i64)> = scored.into_iter().skip(q.offset).take(limit).collect();
-                let ids: Vec<i64> = page.iter().map(|p| p.1).collect();
-                let rows = store.get_many(&ids).map_err(|e| match e {
-                    StoreError::Sqlite { source, .. } => source,
-                    other => rusqlite::Error::ToSqlConversionFailure(Box::new(other)),
-                })?;
-                let mut by_id: std::collections::HashMap<i64, Memory> =
-                    rows.into_iter().map(|m| (m.id, m)).collect();
-                Ok(page
-                    .into_iter()
-                    .filter_map(|(score, id)| {
-                        Some(Hit {
-                            memory: by_id.remove(&id)?,
-                            score,
-                        })
-                    })
-                    .collect())
-            })
+            by_relevance(store, q, &exprs, &terms, filters, args, limit)
         } else {
             by_date(store, &widest, &filters, &args, order_sql, limit + q.offset)
                 .map(|v| v.into_iter().skip(q.offset).collect())
