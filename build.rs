@@ -1,9 +1,11 @@
-//! Embeds every host adapter in `adapters/` into the binary, so adding a host is adding a file.
+//! Embeds every host adapter in `adapters/` into the binary, so adding a host is adding a file,
+//! and links the programs as fixed-address executables on Linux (see `link_without_pie`).
 
 use std::fmt::Write;
 use std::path::Path;
 
 fn main() {
+    link_without_pie();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -28,4 +30,14 @@ fn main() {
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("adapters.rs");
     std::fs::write(dest, out).unwrap();
+}
+
+/// The hook is a process started for every event, so what the loader does before `main` counts.
+/// A position-independent executable makes the loader apply some 15,000 relocations to the
+/// binary at every start; linked at a fixed address, it applies none (about 0.3 ms of a 3 ms
+/// hook here). The code stays position-independent; only the final link changes.
+fn link_without_pie() {
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        println!("cargo:rustc-link-arg=-no-pie");
+    }
 }
