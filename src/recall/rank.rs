@@ -99,6 +99,20 @@ pub struct Traits {
 
 /// The most `adjusted` can multiply a BM25 by: fresh, pinned, a decision.
 pub const MAX_BOOST: f64 = 1.25 * 1.5 * 1.2;
+/// The most it can for a memory that is not pinned (most are).
+pub const MAX_BOOST_UNPINNED: f64 = 1.25 * 1.2;
+
+/// The pinned memories in scope, so that a search can bound the others more tightly.
+pub fn pinned_ids(
+    conn: &Connection,
+    project: Option<&str>,
+) -> rusqlite::Result<std::collections::HashSet<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id FROM memories WHERE pinned = 1 AND dismissed = 0
+         AND (?1 IS NULL OR project = ?1)",
+    )?;
+    stmt.query_map([project], |r| r.get(0))?.collect()
+}
 
 /// The time ages are measured from: the newest memory in the project (or the store), so that
 /// a project last touched a year ago still tells its fresher memories from its staler ones.
@@ -246,7 +260,11 @@ mod tests {
                             mtype,
                             kind,
                         };
-                        highest = highest.max(adjusted(2.0, &t, 1_000));
+                        let score = adjusted(2.0, &t, 1_000);
+                        if !pinned {
+                            assert!(score <= 2.0 * MAX_BOOST_UNPINNED);
+                        }
+                        highest = highest.max(score);
                     }
                 }
             }

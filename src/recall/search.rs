@@ -235,7 +235,9 @@ impl Ord for Scored {
 ///
 /// BM25 comes from the index alone; the adjustments need the row. Candidates are visited in
 /// BM25 order and the walk stops once even the largest adjustment (`rank::MAX_BOOST`) could not
-/// lift the next one into the best `need`, so most rows are never read. Each row read is also
+/// lift the next one into the best `need`; before that, a row that is not pinned is passed over
+/// unread when its own bound (`rank::MAX_BOOST_UNPINNED`) falls short. So most rows are never
+/// read. Each row read is also
 /// checked against what the index cannot see: dismissed, and the exact project.
 fn ranked(
     store: &Store,
@@ -265,6 +267,7 @@ fn ranked(
         .collect();
     pool.sort_by(|a, b| b.cmp(a));
     let newest = rank::newest_in_scope(store.conn(), project)?;
+    let pinned = rank::pinned_ids(store.conn(), project)?;
     let mut stmt = store.conn().prepare_cached(
         "SELECT created_at, pinned, type, kind, dismissed, project FROM memories WHERE id = ?1",
     )?;
@@ -274,9 +277,13 @@ fn ranked(
     for Scored(bm25, id) in pool {
         if best.len() >= need
             && let Some(std::cmp::Reverse(worst)) = best.peek()
-            && bm25 * rank::MAX_BOOST < worst.0
         {
-            break;
+            if bm25 * rank::MAX_BOOST < worst.0 {
+                break;
+            }
+            if !pinned.contains(&id) && bm25 * rank::MAX_BOOST_UNPINNED < worst.0 {
+                continue;
+            }
         }
         let row = stmt.query_row([id], |r| {
             Ok((
