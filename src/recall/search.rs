@@ -477,7 +477,7 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             _ => vec![],
         };
         let exprs: Vec<String> = match q.query.as_deref() {
-            Some(text) if q.raw => vec![scoped(format!("({text})"))],
+            Some(text) if q.raw => vec![scoped(text.to_owned())],
             Some(text) => {
                 let mut v = Vec::new();
                 if let Some(all) = fts_all_expression(&terms) {
