@@ -85,18 +85,22 @@ fn seed(env: &Env) {
 }
 
 fn ids(env: &Env, args: &[&str]) -> Vec<String> {
+    search_out(env, args)
+        .lines()
+        .filter(|l| l.starts_with('#'))
+        .map(|l| l.split_whitespace().next().unwrap().to_owned())
+        .collect()
+}
+
+/// What `aletheia search ARGS` prints; a search that finds nothing still succeeds.
+fn search_out(env: &Env, args: &[&str]) -> String {
     let out = env.cmd().arg("search").args(args).output().unwrap();
     assert!(
         out.status.success(),
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter(|l| l.starts_with('#'))
-        .map(|l| l.split_whitespace().next().unwrap().to_owned())
-        .collect()
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Ids are assigned in import order, which is the order of `seed`'s rows (by time).
@@ -227,13 +231,7 @@ fn raw_queries_speak_fts5_and_keep_the_filters() {
         ids(&env, &["--raw", "title : staging", "--type", "gotcha"]),
         vec![u("u2")]
     );
-    let out = env
-        .cmd()
-        .args(["search", "--raw", "pnpm AND ("])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = search_out(&env, &["--raw", "pnpm AND ("]);
     assert!(
         text.starts_with("No matches. the raw FTS query failed: "),
         "{text}"
@@ -243,24 +241,17 @@ fn raw_queries_speak_fts5_and_keep_the_filters() {
 #[test]
 fn empty_results_say_why() {
     let env = Env::new();
-    let out = env.cmd().args(["search", "pnpm"]).output().unwrap();
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        search_out(&env, &["pnpm"]),
         "No matches. the store is empty.\n"
     );
     seed(&env);
-    let out = env.cmd().args(["search", "kubernetes"]).output().unwrap();
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        search_out(&env, &["kubernetes"]),
         "No matches. nothing matches these words.\n"
     );
-    let out = env
-        .cmd()
-        .args(["search", "pnpm", "--type", "refactor"])
-        .output()
-        .unwrap();
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        search_out(&env, &["pnpm", "--type", "refactor"]),
         "No matches. nothing matches these words with these filters.\n"
     );
 }
@@ -276,8 +267,7 @@ fn matching_facts_come_first() {
             [T0],
         )
         .unwrap();
-    let out = env.cmd().args(["search", "pnpm"]).output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = search_out(&env, &["pnpm"]);
     assert!(
         text.starts_with("fact #1 shop repo uses pnpm (confidence 0.80, since 2026-10-29)\n#"),
         "{text}"
