@@ -16,9 +16,6 @@ use rusqlite::{Connection, ffi};
 use std::ffi::{c_int, c_void};
 use std::ptr;
 
-/// The SQL name of the auxiliary function.
-pub const FUNCTION: &str = "aletheia_terms";
-
 /// Register `aletheia_terms` on `conn`. FTS5 keeps the function until the connection closes;
 /// registering it again would add a second entry, so callers do it once per connection.
 pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
