@@ -10,6 +10,9 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "aletheia", version, about = "A memory for AI coding agents.")]
 struct Cli {
+    /// Print the result as JSON (times in UTC epoch milliseconds) instead of text.
+    #[arg(long, global = true)]
+    json: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -24,10 +27,10 @@ enum Command {
     Connect(cli::connect::ConnectArgs),
     /// Standing rules: list, add, confirm.
     #[command(subcommand)]
-    Rules(cli::tool::RulesCommand),
+    Rules(cli::rules::RulesCommand),
     /// Named work-state lists: read, write.
     #[command(subcommand)]
-    List(cli::tool::ListCommand),
+    List(cli::list::ListCommand),
     /// Store one note.
     Save(cli::save::SaveArgs),
     /// Store one memory read from stdin.
@@ -38,6 +41,12 @@ enum Command {
     Timeline(cli::timeline::TimelineArgs),
     /// Show memories in full by id.
     Observations(cli::observations::ObservationsArgs),
+    /// Show how the facts about one subject changed.
+    Facts(cli::facts::FactsArgs),
+    /// Hide a memory (or fact) from search and context without deleting it.
+    Dismiss(cli::items::DismissArgs),
+    /// Undo dismiss.
+    Restore(cli::items::RestoreArgs),
     /// Print the session-start context block.
     Context(cli::context::ContextArgs),
     /// Import memories from JSONL (a file or stdin).
@@ -66,22 +75,26 @@ fn main() -> ExitCode {
         };
     }
     let cli = Cli::parse();
+    let json = cli.json;
     let result = match cli.command {
         Command::Hook { tool, event } => return ExitCode::from(run_hook(&tool, &event)),
         Command::Mcp => aletheia::mcp::stdio::serve().map_err(Into::into),
         Command::Connect(a) => cli::connect::run(a),
-        Command::Rules(c) => cli::tool::rules(c),
-        Command::List(c) => cli::tool::list(c),
-        Command::Save(a) => cli::save::run(a),
-        Command::Capture(a) => cli::capture::run(a),
-        Command::Search(a) => cli::search::run(a),
-        Command::Context(a) => cli::context::run(a),
-        Command::Timeline(a) => cli::timeline::run(a),
-        Command::Observations(a) => cli::observations::run(a),
-        Command::Import(a) => cli::import::run(a),
+        Command::Rules(c) => cli::rules::run(c, json),
+        Command::List(c) => cli::list::run(c, json),
+        Command::Save(a) => cli::save::run(a, json),
+        Command::Capture(a) => cli::capture::run(a, json),
+        Command::Search(a) => cli::search::run(a, json),
+        Command::Context(a) => cli::context::run(a, json),
+        Command::Timeline(a) => cli::timeline::run(a, json),
+        Command::Observations(a) => cli::observations::run(a, json),
+        Command::Facts(a) => cli::facts::run(a, json),
+        Command::Dismiss(a) => cli::items::dismiss(a, json),
+        Command::Restore(a) => cli::items::restore(a, json),
+        Command::Import(a) => cli::import::run(a, json),
         Command::Export(a) => cli::export::run(a),
-        Command::Scrub => cli::scrub::run(),
-        Command::Drain => cli::drain::run(),
+        Command::Scrub => cli::scrub::run(json),
+        Command::Drain => cli::drain::run(json),
         Command::Doctor(a) => match cli::doctor::run(a) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(2),

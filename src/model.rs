@@ -8,12 +8,41 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
+/// Deserialize a closed set through its `FromStr`, so JSON input gets the same one-line error
+/// as a command-line flag (`unknown type "idea": use one of ...`), and describe it in a JSON
+/// Schema as a string enum.
+#[macro_export]
+macro_rules! serde_via_from_str {
+    ($name:ty, [$($text:literal),+ $(,)?]) => {
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn inline_schema() -> bool {
+                true
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({ "type": "string", "enum": [$($text),+] })
+            }
+        }
+    };
+}
+
 macro_rules! closed_set {
     ($(#[$doc:meta])* $name:ident, $what:literal, [$($variant:ident => $text:literal),+ $(,)?]) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
         #[serde(rename_all = "lowercase")]
         pub enum $name { $($variant),+ }
+
+        $crate::serde_via_from_str!($name, [$($text),+]);
 
         impl $name {
             /// Every value, in the order the documentation lists them.

@@ -215,7 +215,7 @@ pub fn pending_files(paths: &Paths) -> Vec<PathBuf> {
 }
 
 /// What a drain did.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct DrainReport {
     /// Lines stored as new memories or queue entries.
     pub stored: usize,
@@ -370,7 +370,7 @@ fn store_lines(
     for line in lines {
         match line {
             SpoolLine::Memory { memory, at } => {
-                let m = Redacted::memory(
+                let m = Redacted::new(
                     NewMemory {
                         project: memory.project.clone(),
                         kind: memory.kind,

@@ -1,11 +1,22 @@
-//! Dates without a time-zone database: the store keeps epoch milliseconds and prints UTC.
+//! The one place where instants meet calendars.
 //!
-//! UTC keeps output the same on every machine and in every test; the conversions are the
-//! proleptic-Gregorian day arithmetic, small enough not to need a date crate on the hot path.
+//! The store keeps instants as epoch milliseconds, which never depend on where or when they are
+//! read. People, though, read and type days and clock times in their own time zone, where a day
+//! can last 23 or 25 hours and "yesterday" starts at a local midnight. Doing that arithmetic
+//! here, on jiff and the system's time-zone database, keeps every caller from getting DST,
+//! month lengths or leap years slightly wrong in its own way.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use jiff::civil::Date;
+use jiff::fmt::temporal::Pieces;
+use jiff::tz::{Offset, TimeZone};
+use jiff::{Timestamp, ToSpan, ZonedDateTime};
+
 /// Now, in milliseconds since the Unix epoch.
+///
+/// Plain `SystemTime` on purpose: the capture hook calls this on every event, in a short-lived
+/// process that has no use for a time-zone database.
 pub fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -13,203 +24,435 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
-/// Days since 1970-01-01 to (year, month, day).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// (year, month, day) to days since 1970-01-01.
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let m = i64::from(m);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// `2026-10-29`.
+/// `2026-10-29`, in UTC.
 pub fn date(ms: i64) -> String {
-    let (y, m, d) = civil_from_days(ms.div_euclid(86_400_000));
-    format!("{y:04}-{m:02}-{d:02}")
+    Clock::utc(ms).date(ms)
 }
 
-/// `19:46`.
+/// `19:46`, in UTC.
 pub fn hour_minute(ms: i64) -> String {
-    let secs = ms.div_euclid(1000).rem_euclid(86_400);
-    format!("{:02}:{:02}", secs / 3600, secs % 3600 / 60)
+    Clock::utc(ms).hour_minute(ms)
 }
 
-/// `2026-10-29T19:46`.
+/// `2026-10-29T19:46`, in UTC.
 pub fn date_minute(ms: i64) -> String {
-    format!("{}T{}", date(ms), hour_minute(ms))
+    Clock::utc(ms).date_minute(ms)
 }
 
-/// `2026-10-29T19:46:45.563Z`.
+/// `2026-10-29T19:46:45.563Z`: UTC, for JSON and logs that other programs read.
 pub fn iso(ms: i64) -> String {
-    let secs = ms.div_euclid(1000).rem_euclid(86_400);
-    format!(
-        "{}T{:02}:{:02}:{:02}.{:03}Z",
-        date(ms),
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60,
-        ms.rem_euclid(1000)
-    )
+    Clock::utc(ms).iso(ms)
+}
+
+/// [`Clock::parse`] in UTC; `end_of_day` is [`Bound::End`].
+pub fn parse_time(s: &str, end_of_day: bool) -> Result<i64, String> {
+    let bound = if end_of_day { Bound::End } else { Bound::Start };
+    Clock::utc(now_ms()).parse(s, bound)
+}
+
+/// Which end of a day a bare date means.
+///
+/// `since 2026-03-08` wants the first instant of that day and `until 2026-03-08` the first
+/// instant after it, so that both include the whole day the user named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    Start,
+    End,
+}
+
+/// "Now" and the user's time zone, taken once and passed down.
+///
+/// Relative dates and local days need both; carrying them in one value lets a command read the
+/// clock once, and lets tests pin an instant and a zone instead of depending on the machine.
+#[derive(Debug, Clone)]
+pub struct Clock {
+    now: i64,
+    tz: TimeZone,
+}
+
+impl Clock {
+    /// The real clock in the system's zone (`TZ` first, then `/etc/localtime`).
+    pub fn system() -> Clock {
+        Clock::new(now_ms(), TimeZone::system())
+    }
+
+    pub fn new(now_ms: i64, tz: TimeZone) -> Clock {
+        Clock { now: now_ms, tz }
+    }
+
+    pub fn utc(now_ms: i64) -> Clock {
+        Clock::new(now_ms, TimeZone::UTC)
+    }
+
+    /// Epoch milliseconds.
+    pub fn now(&self) -> i64 {
+        self.now
+    }
+
+    pub fn tz(&self) -> &TimeZone {
+        &self.tz
+    }
+
+    /// Local `2026-10-29`.
+    pub fn date(&self, ms: i64) -> String {
+        self.zoned(ms).strftime("%Y-%m-%d").to_string()
+    }
+
+    /// Local `19:46`.
+    pub fn hour_minute(&self, ms: i64) -> String {
+        self.zoned(ms).strftime("%H:%M").to_string()
+    }
+
+    /// Local `2026-10-29T19:46`, without the offset: for people, who know their own zone.
+    pub fn date_minute(&self, ms: i64) -> String {
+        self.zoned(ms).strftime("%Y-%m-%dT%H:%M").to_string()
+    }
+
+    /// Local `2026-10-29T21:46:45.563+02:00`, or `…Z` where the offset is zero, so a UTC clock
+    /// prints exactly what [`iso`] prints.
+    pub fn iso(&self, ms: i64) -> String {
+        let at = instant(ms);
+        let offset = self.tz.to_offset(at);
+        if offset == Offset::UTC {
+            format!("{at:.3}")
+        } else {
+            format!("{:.3}", at.display_with_offset(offset))
+        }
+    }
+
+    /// Reads a time as people type it, into epoch milliseconds.
+    ///
+    /// Accepts epoch milliseconds (more than 8 digits), `YYYY-MM-DD` (the local day's start, or
+    /// with [`Bound::End`] the next day's start), `YYYY-MM-DD[T ]HH:MM[:SS[.fff]]` (local, unless
+    /// it ends in `Z` or `±HH:MM`), `now`, `today`, `yesterday` (days, like a date),
+    /// `N minutes|hours|days|weeks|months|years ago` and `30m`, `12h`, `3d`, `2w`, `6mo`, `1y`.
+    pub fn parse(&self, s: &str, bound: Bound) -> Result<i64, String> {
+        let s = s.trim();
+        let unreadable = || {
+            format!(
+                "cannot read the date \"{s}\": use YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z], epoch \
+                 milliseconds or a relative time (yesterday, 3 days ago, 2w)."
+            )
+        };
+        if s.len() > 8 && s.bytes().all(|b| b.is_ascii_digit()) {
+            return s.parse().map_err(|_| unreadable());
+        }
+        if written_as_promised(s) {
+            return self.absolute(s, bound).ok_or_else(unreadable);
+        }
+        self.relative(&s.to_ascii_lowercase(), bound)
+            .ok_or_else(unreadable)
+    }
+
+    fn zoned(&self, ms: i64) -> ZonedDateTime {
+        instant(ms).to_zoned_datetime(self.tz.clone())
+    }
+
+    fn absolute(&self, s: &str, bound: Bound) -> Option<i64> {
+        let pieces = Pieces::parse(s).ok()?;
+        let Some(time) = pieces.time() else {
+            return self.day(pieces.date(), bound);
+        };
+        let at = pieces.date().to_datetime(time);
+        let instant = match pieces.to_numeric_offset() {
+            Some(offset) => offset.to_timestamp(at).ok()?,
+            None => self.tz.to_zoned_datetime(at).ok()?.timestamp(),
+        };
+        Some(instant.as_millisecond())
+    }
+
+    /// The local midnight that starts `date` (or, for [`Bound::End`], the day after). Where a
+    /// DST jump skips midnight, the day starts at the first instant that exists.
+    fn day(&self, date: Date, bound: Bound) -> Option<i64> {
+        let date = match bound {
+            Bound::Start => date,
+            Bound::End => date.tomorrow().ok()?,
+        };
+        let start = date.to_zoned_datetime(self.tz.clone()).ok()?;
+        Some(start.timestamp().as_millisecond())
+    }
+
+    /// `s` is already lowercase.
+    fn relative(&self, s: &str, bound: Bound) -> Option<i64> {
+        let now = self.zoned(self.now);
+        match s {
+            "now" => return Some(self.now),
+            "today" => return self.day(now.date(), bound),
+            "yesterday" => return self.day(now.date().yesterday().ok()?, bound),
+            _ => {}
+        }
+        let words: Vec<&str> = s.split_whitespace().collect();
+        let (count, one) = match words[..] {
+            [count, unit, "ago"] => (
+                count,
+                match unit {
+                    "minute" | "minutes" | "min" | "mins" => 1.minute(),
+                    "hour" | "hours" => 1.hour(),
+                    "day" | "days" => 1.day(),
+                    "week" | "weeks" => 1.week(),
+                    "month" | "months" => 1.month(),
+                    "year" | "years" => 1.year(),
+                    _ => return None,
+                },
+            ),
+            [compact] => {
+                let (count, unit) = compact.split_at(compact.find(|c: char| !c.is_ascii_digit())?);
+                (
+                    count,
+                    match unit {
+                        "m" => 1.minute(),
+                        "h" => 1.hour(),
+                        "d" => 1.day(),
+                        "w" => 1.week(),
+                        "mo" => 1.month(),
+                        "y" => 1.year(),
+                        _ => return None,
+                    },
+                )
+            }
+            _ => return None,
+        };
+        if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let span = one.checked_mul(count.parse().ok()?).ok()?;
+        let then = now.checked_sub(span).ok()?;
+        Some(then.timestamp().as_millisecond())
+    }
+}
+
+/// jiff's ISO 8601 reader also takes the basic (`20261029`, `T1946`), hour-only (`T19`),
+/// six-digit-year and bracketed (`[Europe/Paris]`) forms. The message promises `YYYY-MM-DD` and
+/// `HH:MM`, and a bracketed zone would otherwise be dropped in silence, so only the dashed and
+/// coloned shape gets through to jiff, which then checks every field.
+fn written_as_promised(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.get(4) == Some(&b'-')
+        && b.get(7) == Some(&b'-')
+        && (b.len() == 10 || b.get(13) == Some(&b':'))
+        && !s.contains('[')
+}
+
+/// Milliseconds beyond jiff's ±9999 years can only be corrupt data; printing the nearest
+/// representable instant beats refusing to print at all.
+fn instant(ms: i64) -> Timestamp {
+    Timestamp::from_millisecond(ms).unwrap_or(if ms < 0 {
+        Timestamp::MIN
+    } else {
+        Timestamp::MAX
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rstest::rstest;
+
+    /// 2026-10-29T19:46:45.563Z
+    const AT: i64 = 1_793_303_205_563;
+    const HOUR: i64 = 3_600_000;
+    const DAY: i64 = 24 * HOUR;
+
+    fn zone(name: &str) -> TimeZone {
+        TimeZone::get(name).unwrap()
+    }
+
+    /// The instant an RFC 3339 text names, to write expectations the way people read them.
+    fn ms(rfc3339: &str) -> i64 {
+        rfc3339.parse::<Timestamp>().unwrap().as_millisecond()
+    }
 
     #[test]
-    fn formats_known_instants() {
+    fn formats_known_instants_in_utc() {
         assert_eq!(date(0), "1970-01-01");
-        // 2026-10-29T19:46:45.563Z
-        let ms = 1_793_303_205_563;
-        assert_eq!(iso(ms), "2026-10-29T19:46:45.563Z");
-        assert_eq!(date_minute(ms), "2026-10-29T19:46");
         assert_eq!(date(-1), "1969-12-31");
+        assert_eq!(iso(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(date(AT), "2026-10-29");
+        assert_eq!(hour_minute(AT), "19:46");
+        assert_eq!(date_minute(AT), "2026-10-29T19:46");
+        assert_eq!(iso(AT), "2026-10-29T19:46:45.563Z");
+        assert_eq!(iso(AT - 563), "2026-10-29T19:46:45.000Z");
+        assert_eq!(Clock::utc(0).iso(AT), iso(AT));
     }
 
     #[test]
-    fn day_arithmetic_round_trips() {
-        for days in [-800_000, -1, 0, 59, 60, 365, 11_016, 20_000, 2_900_000] {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_civil(y, m, d), days);
-        }
-    }
-}
-
-/// Parse a user's time: epoch milliseconds, an ISO 8601 date (`2026-10-29`) or date-time
-/// (`2026-10-29T19:46`, with optional seconds, fraction and `Z` or `±hh:mm`). With `end_of_day`,
-/// a bare date means the end of that day (exclusive bound: the next midnight), so `until` a date
-/// includes the day.
-pub fn parse_time(s: &str, end_of_day: bool) -> Result<i64, String> {
-    let s = s.trim();
-    let bad = || {
-        format!(
-            "cannot read the date \"{s}\": use YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z] or epoch milliseconds."
-        )
-    };
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && s.len() > 8 {
-        return s.parse::<i64>().map_err(|_| bad());
-    }
-    let (date_part, time_part) = match s.find(['T', 't', ' ']) {
-        Some(i) => (&s[..i], Some(&s[i + 1..])),
-        None => (s, None),
-    };
-    let mut it = date_part.split('-');
-    let (Some(y), Some(m), Some(d), None) = (it.next(), it.next(), it.next(), it.next()) else {
-        return Err(bad());
-    };
-    let num = |x: &str, len: usize| -> Result<i64, String> {
-        if x.len() != len || !x.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        x.parse().map_err(|_| bad())
-    };
-    let (y, m, d) = (num(y, 4)?, num(m, 2)?, num(d, 2)?);
-    if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m as u32) {
-        return Err(bad());
-    }
-    let day_ms = days_from_civil(y, m as u32, d as u32) * 86_400_000;
-    let Some(t) = time_part else {
-        return Ok(if end_of_day {
-            day_ms + 86_400_000
-        } else {
-            day_ms
-        });
-    };
-    let (clock, offset_ms) = if let Some(c) = t.strip_suffix(['Z', 'z']) {
-        (c, 0)
-    } else if let Some(i) = t.rfind(['+', '-']).filter(|&i| i >= 5) {
-        let (c, off) = t.split_at(i);
-        let sign = if off.starts_with('-') { -1 } else { 1 };
-        let (oh, om) = off[1..].split_once(':').unwrap_or((&off[1..], "00"));
-        (c, sign * (num(oh, 2)? * 3600 + num(om, 2)? * 60) * 1000)
-    } else {
-        (t, 0)
-    };
-    let mut parts = clock.split(':');
-    let h = num(parts.next().ok_or_else(bad)?, 2)?;
-    let mi = num(parts.next().ok_or_else(bad)?, 2)?;
-    let (sec, frac_ms) = match parts.next() {
-        None => (0, 0),
-        Some(sp) => {
-            let (whole, frac) = sp.split_once('.').unwrap_or((sp, ""));
-            let frac_ms = if frac.is_empty() {
-                0
-            } else if frac.bytes().all(|b| b.is_ascii_digit()) {
-                format!("{frac:0<3}")[..3]
-                    .parse::<i64>()
-                    .map_err(|_| bad())?
-            } else {
-                return Err(bad());
-            };
-            (num(whole, 2)?, frac_ms)
-        }
-    };
-    if parts.next().is_some() || h > 23 || mi > 59 || sec > 60 {
-        return Err(bad());
-    }
-    Ok(day_ms + (h * 3600 + mi * 60 + sec) * 1000 + frac_ms - offset_ms)
-}
-
-fn days_in_month(y: i64, m: u32) -> i64 {
-    match m {
-        4 | 6 | 9 | 11 => 30,
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        2 => 28,
-        _ => 31,
-    }
-}
-
-#[cfg(test)]
-mod parse_tests {
-    use super::*;
-
-    #[test]
-    fn parses_dates_datetimes_and_epochs() {
-        let day = parse_time("2026-10-29", false).unwrap();
-        assert_eq!(date(day), "2026-10-29");
-        assert_eq!(parse_time("2026-10-29", true).unwrap(), day + 86_400_000);
-        assert_eq!(
-            iso(parse_time("2026-10-29T19:46:45.563Z", false).unwrap()),
-            "2026-10-29T19:46:45.563Z"
-        );
-        assert_eq!(
-            iso(parse_time("2026-10-29T21:46+02:00", false).unwrap()),
-            "2026-10-29T19:46:00.000Z"
-        );
-        assert_eq!(
-            parse_time("1793304017358", false).unwrap(),
-            1_793_304_017_358
-        );
+    fn formats_in_the_clocks_zone() {
+        let berlin = Clock::new(AT, zone("Europe/Berlin"));
+        // Winter time (CET) started on 2026-10-25.
+        assert_eq!(berlin.iso(AT), "2026-10-29T20:46:45.563+01:00");
+        assert_eq!(berlin.hour_minute(AT), "20:46");
+        assert_eq!(berlin.date_minute(AT), "2026-10-29T20:46");
+        let summer = ms("2026-07-01T22:30:00Z");
+        assert_eq!(berlin.iso(summer), "2026-07-02T00:30:00.000+02:00");
+        // Already the next day in Berlin, still the same one in UTC.
+        assert_eq!(berlin.date(summer), "2026-07-02");
+        assert_eq!(date(summer), "2026-07-01");
+        let new_york = Clock::new(AT, zone("America/New_York"));
+        assert_eq!(new_york.iso(AT), "2026-10-29T15:46:45.563-04:00");
     }
 
     #[test]
-    fn refuses_malformed_dates_with_the_accepted_forms() {
-        for bad in [
-            "",
-            "yesterday",
-            "2026-13-01",
-            "2026-02-30",
-            "99999-01-01",
-            "2026-10-29T25:00",
-            "2026-1-2",
-        ] {
-            let e = parse_time(bad, false).unwrap_err();
-            assert!(e.contains("YYYY-MM-DD"), "{bad}: {e}");
+    fn out_of_range_instants_still_print() {
+        // jiff's timestamps stop a day short of its civil range, so every offset stays printable.
+        assert_eq!(iso(i64::MAX), "9999-12-30T22:00:00.999Z");
+        assert_eq!(iso(i64::MIN), "-009999-01-02T01:59:59.000Z");
+    }
+
+    #[test]
+    fn a_bare_date_spans_the_whole_local_day() {
+        let new_york = Clock::new(AT, zone("America/New_York"));
+        // DST starts on 2026-03-08, so that day lasts 23 hours.
+        let start = new_york.parse("2026-03-08", Bound::Start).unwrap();
+        let end = new_york.parse("2026-03-08", Bound::End).unwrap();
+        assert_eq!(start, ms("2026-03-08T00:00-05:00"));
+        assert_eq!(end, ms("2026-03-09T00:00-04:00"));
+        assert_eq!(end - start, 23 * HOUR);
+        assert_eq!(new_york.iso(end), "2026-03-09T00:00:00.000-04:00");
+
+        let utc = Clock::utc(AT);
+        let start = utc.parse("2026-03-08", Bound::Start).unwrap();
+        assert_eq!(start, ms("2026-03-08T00:00Z"));
+        assert_eq!(utc.parse("2026-03-08", Bound::End).unwrap(), start + DAY);
+        assert_eq!(parse_time("2026-03-08", true).unwrap(), start + DAY);
+        assert_eq!(parse_time("2026-03-08", false).unwrap(), start);
+    }
+
+    #[test]
+    fn a_day_whose_midnight_does_not_exist_starts_when_it_can() {
+        // Santiago moved its clocks from 24:00 to 01:00 on 2026-09-06.
+        let santiago = Clock::new(AT, zone("America/Santiago"));
+        let start = santiago.parse("2026-09-06", Bound::Start).unwrap();
+        assert_eq!(santiago.iso(start), "2026-09-06T01:00:00.000-03:00");
+        assert_eq!(santiago.parse("2026-09-05", Bound::End).unwrap(), start);
+    }
+
+    #[rstest]
+    #[case::local_minute("2026-10-29T20:46", "2026-10-29T20:46:00+01:00")]
+    #[case::space_and_seconds("2026-10-29 20:46:45", "2026-10-29T20:46:45+01:00")]
+    #[case::fraction("2026-10-29t20:46:45.563", "2026-10-29T20:46:45.563+01:00")]
+    #[case::summer_time("2026-07-01T12:00", "2026-07-01T12:00+02:00")]
+    #[case::zulu("2026-10-29T19:46:45.563Z", "2026-10-29T19:46:45.563Z")]
+    #[case::lowercase_zulu("2026-10-29t19:46z", "2026-10-29T19:46Z")]
+    #[case::offset("2026-10-29T21:46+02:00", "2026-10-29T19:46Z")]
+    #[case::offset_without_colon("2026-10-29 14:46-0500", "2026-10-29T19:46Z")]
+    fn date_times_are_local_unless_they_carry_an_offset(
+        #[case] input: &str,
+        #[case] instant: &str,
+    ) {
+        let berlin = Clock::new(AT, zone("Europe/Berlin"));
+        for bound in [Bound::Start, Bound::End] {
+            assert_eq!(berlin.parse(input, bound), Ok(ms(instant)), "{input}");
         }
+    }
+
+    #[test]
+    fn utc_parsing_reads_what_iso_prints() {
+        assert_eq!(parse_time(&iso(AT), false), Ok(AT));
+        assert_eq!(parse_time("2026-10-29T21:46+02:00", false), Ok(AT - 45_563));
+    }
+
+    #[rstest]
+    #[case::now("now", Bound::Start, "2026-10-29T20:46:45.563+01:00")]
+    #[case::now_end("NOW", Bound::End, "2026-10-29T20:46:45.563+01:00")]
+    #[case::today("today", Bound::Start, "2026-10-29T00:00+01:00")]
+    #[case::today_end("Today", Bound::End, "2026-10-30T00:00+01:00")]
+    #[case::yesterday("yesterday", Bound::Start, "2026-10-28T00:00+01:00")]
+    #[case::yesterday_end("yesterday", Bound::End, "2026-10-29T00:00+01:00")]
+    #[case::minutes_ago("30 minutes ago", Bound::Start, "2026-10-29T20:16:45.563+01:00")]
+    #[case::min_ago("1 min ago", Bound::Start, "2026-10-29T20:45:45.563+01:00")]
+    #[case::hours_ago("2 hours ago", Bound::Start, "2026-10-29T18:46:45.563+01:00")]
+    #[case::days_ago("3 days ago", Bound::End, "2026-10-26T20:46:45.563+01:00")]
+    #[case::zero_days_ago("0 days ago", Bound::Start, "2026-10-29T20:46:45.563+01:00")]
+    // Five calendar days back crosses the end of summer time: 121 hours, not 120.
+    #[case::day_ago_over_dst("5 Days  Ago", Bound::Start, "2026-10-24T20:46:45.563+02:00")]
+    #[case::week_ago("1 week ago", Bound::Start, "2026-10-22T20:46:45.563+02:00")]
+    #[case::months_ago("6 months ago", Bound::Start, "2026-04-29T20:46:45.563+02:00")]
+    #[case::year_ago("1 year ago", Bound::Start, "2025-10-29T20:46:45.563+01:00")]
+    #[case::compact_minutes("30m", Bound::Start, "2026-10-29T20:16:45.563+01:00")]
+    #[case::compact_hours("12h", Bound::Start, "2026-10-29T08:46:45.563+01:00")]
+    #[case::compact_days("3d", Bound::Start, "2026-10-26T20:46:45.563+01:00")]
+    #[case::compact_weeks("2W", Bound::Start, "2026-10-15T20:46:45.563+02:00")]
+    #[case::compact_months("6mo", Bound::Start, "2026-04-29T20:46:45.563+02:00")]
+    #[case::compact_years("1y", Bound::Start, "2025-10-29T20:46:45.563+01:00")]
+    fn relative_times_count_back_from_the_clock(
+        #[case] input: &str,
+        #[case] bound: Bound,
+        #[case] instant: &str,
+    ) {
+        let berlin = Clock::new(AT, zone("Europe/Berlin"));
+        assert_eq!(berlin.parse(input, bound), Ok(ms(instant)), "{input}");
+    }
+
+    #[test]
+    fn months_ago_clamps_to_the_end_of_a_shorter_month() {
+        let clock = Clock::utc(ms("2026-03-31T12:00Z"));
+        assert_eq!(
+            clock.parse("1mo", Bound::Start),
+            Ok(ms("2026-02-28T12:00Z"))
+        );
+    }
+
+    #[test]
+    fn relative_days_use_the_clocks_zone() {
+        // 23:30 in UTC is already tomorrow in Tokyo.
+        let now = ms("2026-10-29T23:30Z");
+        let tokyo = Clock::new(now, zone("Asia/Tokyo"));
+        assert_eq!(
+            tokyo.parse("today", Bound::Start),
+            Ok(ms("2026-10-30T00:00+09:00"))
+        );
+        assert_eq!(
+            Clock::utc(now).parse("today", Bound::Start),
+            Ok(ms("2026-10-29T00:00Z"))
+        );
+    }
+
+    #[test]
+    fn reads_epoch_milliseconds() {
+        assert_eq!(parse_time("1793304017358", false), Ok(1_793_304_017_358));
+        assert_eq!(
+            Clock::new(AT, zone("Asia/Tokyo")).parse(" 1793304017358 ", Bound::End),
+            Ok(1_793_304_017_358)
+        );
+    }
+
+    #[rstest]
+    #[case::empty("")]
+    #[case::blank("   ")]
+    #[case::month_13("2026-13-01")]
+    #[case::february_30("2026-02-30")]
+    #[case::five_digit_year("99999-01-01")]
+    #[case::hour_25("2026-10-29T25:00")]
+    #[case::single_digits("2026-1-2")]
+    #[case::basic_date("20261029")]
+    #[case::basic_time("2026-10-29T1946")]
+    #[case::hour_only("2026-10-29T19")]
+    #[case::six_digit_year("+002026-10-29")]
+    #[case::bracketed_zone("2026-10-29T19:46[Europe/Paris]")]
+    #[case::date_with_offset("2026-10-29Z")]
+    #[case::trailing_junk("2026-10-29T19:46 tomorrow")]
+    #[case::someday("someday")]
+    #[case::soon("soon")]
+    #[case::negative("-3d")]
+    #[case::signed("+3d")]
+    #[case::no_count("d")]
+    #[case::no_unit("3")]
+    #[case::unknown_unit("3s")]
+    #[case::compact_ago("3d ago")]
+    #[case::long_without_ago("3 days")]
+    #[case::fraction("1.5h")]
+    #[case::too_long_ago("99999999999y")]
+    #[case::epoch_overflow("99999999999999999999")]
+    fn refuses_everything_else_naming_the_accepted_forms(#[case] input: &str) {
+        let message = format!(
+            "cannot read the date \"{}\": use YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z], epoch \
+             milliseconds or a relative time (yesterday, 3 days ago, 2w).",
+            input.trim()
+        );
+        let clock = Clock::new(AT, zone("Europe/Berlin"));
+        for bound in [Bound::Start, Bound::End] {
+            assert_eq!(clock.parse(input, bound), Err(message.clone()), "{input:?}");
+        }
+        assert_eq!(parse_time(input, true), Err(message));
     }
 }

@@ -131,8 +131,10 @@ fn interactive_commands_refuse_bad_input_with_one_line() {
     for args in [
         vec!["search", "x", "--type", "idea"],
         vec!["search"],
-        vec!["search", "x", "--limit", "0"],
-        vec!["search", "x", "--since", "yesterday"],
+        // A count out of range is clamped (one policy for every front end); a negative offset
+        // means nothing and is refused.
+        vec!["search", "x", "--offset=-1"],
+        vec!["search", "x", "--since", "someday"],
         vec!["save", ""],
         vec!["save", "x", "--type", "nonsense"],
     ] {

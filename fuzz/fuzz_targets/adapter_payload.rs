@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
         for spec in a.events.values() {
             let c = a.capture(spec, &payload, 0);
             if let Some(m) = c.memory {
-                let once = Redacted::memory(m, &Redactor::builtin()).into_inner();
+                let once = Redacted::new(m, &Redactor::builtin()).into_inner();
                 assert!(once.text.len() <= adapter::HOOK_TEXT_MAX + 64);
             }
         }

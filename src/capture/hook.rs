@@ -66,7 +66,7 @@ pub fn run(tool: &str, event: &str) -> i32 {
     let memory = capture
         .memory
         .take()
-        .map(|m| Redacted::memory(m, redactor).with_title_cut(adapter::HOOK_TITLE_CHARS));
+        .map(|m| Redacted::new(m, redactor).with_title_cut(adapter::HOOK_TITLE_CHARS));
     let mut lines = Vec::new();
     if let Some(m) = &memory {
         lines.push(SpoolLine::memory(m));
@@ -199,6 +199,8 @@ fn store_and_recall(
         let block = crate::recall::context::build(
             &store,
             &crate::recall::context::ContextOptions::for_project(&capture.project, &adapter.host),
+            // Only a session start reads the time zone; other events never pay for it.
+            &crate::time::Clock::system(),
         )?;
         return Ok(Some(block));
     }

@@ -14,9 +14,9 @@ pub struct CaptureArgs {
     pub memory: MemoryArgs,
 }
 
-pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
+pub fn run(args: CaptureArgs, json: bool) -> anyhow::Result<()> {
     let mut raw = Vec::new();
     std::io::stdin().read_to_end(&mut raw)?;
     let text = String::from_utf8_lossy(&raw).replace('\0', "");
-    store_text(&text, args.kind, &args.memory)
+    store_text(text, args.kind, args.memory, json)
 }

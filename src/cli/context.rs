@@ -1,6 +1,6 @@
 //! `aletheia context`: print the session-start block a host would receive.
 
-use crate::recall::context::{ContextOptions, build};
+use crate::ops::recall::SessionStartContext;
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -8,22 +8,18 @@ pub struct ContextArgs {
     /// Project key; default: the working directory's project.
     #[arg(long)]
     pub project: Option<String>,
-    /// Recent unpinned memories to list, 1 to 100.
-    #[arg(long, default_value_t = 20)]
-    pub limit: usize,
-    /// The host whose rules apply.
-    #[arg(long, default_value = "cli")]
-    pub tool: String,
+    /// Recent unpinned memories to list, 1 to 100 (default 20).
+    #[arg(long)]
+    pub limit: Option<i64>,
+    /// The host whose rules apply; default: ALETHEIA_TOOL, else cli.
+    #[arg(long)]
+    pub tool: Option<String>,
 }
 
-pub fn run(args: ContextArgs) -> anyhow::Result<()> {
-    if !(1..=100).contains(&args.limit) {
-        anyhow::bail!("--limit must be from 1 to 100.");
-    }
-    let project = args.project.unwrap_or_else(super::default_project);
-    let store = super::open_store()?;
-    let mut opts = ContextOptions::for_project(&project, &args.tool);
-    opts.limit = args.limit;
-    println!("{}", build(&store, &opts)?);
-    Ok(())
+pub fn run(args: ContextArgs, json: bool) -> anyhow::Result<()> {
+    let request = SessionStartContext {
+        project: args.project,
+        limit: args.limit,
+    };
+    super::run(request, super::caller(args.tool.as_deref()), json)
 }

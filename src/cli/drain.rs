@@ -1,16 +1,11 @@
 //! `aletheia drain`: bring everything spooled into the store now.
 
-use crate::config::Paths;
-use crate::redact::Redactor;
-use crate::store::{OpenOptions, Store};
+use crate::ops::upkeep::Drain;
+use crate::text::Text;
 
-pub fn run() -> anyhow::Result<()> {
-    let paths = Paths::from_env();
-    let mut store = Store::open(&paths, OpenOptions::INTERACTIVE)?;
-    let r = crate::spool::drain(&paths, &mut store, Redactor::global())?;
-    println!(
-        "Drained the spool: {} stored, {} already present, {} rejected.",
-        r.stored, r.duplicates, r.rejected
-    );
-    Ok(())
+pub fn run(json: bool) -> anyhow::Result<()> {
+    // The spool is the operation's to drain, so the store opens without draining it first.
+    let mut edge = super::Edge::open_with(super::caller(None), false)?;
+    let report = edge.call(Drain {})?;
+    super::print(&report, edge.clock(), json, Drain::text)
 }

@@ -1,6 +1,7 @@
-//! The interactive commands, one file each. They share how a store is opened (draining the spool
-//! first, so what a hook could not store shows up in the next command) and how the default
-//! project is found.
+//! The interactive commands, one file each. They parse flags into an operation's request, build
+//! the operation's context from the environment (this is the command line's edge: the store,
+//! the redactor, the clock and the caller are decided here and nowhere below), call it, and
+//! print its text, or its JSON with `--json`.
 
 pub mod capture;
 pub mod connect;
@@ -8,26 +9,35 @@ pub mod context;
 pub mod doctor;
 pub mod drain;
 pub mod export;
+pub mod facts;
 pub mod import;
+pub mod items;
+pub mod list;
 pub mod observations;
 pub mod redact;
+pub mod rules;
 pub mod save;
 pub mod scrub;
 pub mod search;
 pub mod timeline;
-pub mod tool;
 
 use crate::config::Paths;
+use crate::ops::{self, Caller, Context, Operation};
 use crate::redact::Redactor;
 use crate::store::{OpenOptions, Store};
+use crate::text::Text;
+use crate::time::Clock;
 use anyhow::Context as _;
 
 /// Open the store for an interactive command and bring in anything spooled.
 pub fn open_store() -> anyhow::Result<Store> {
-    let paths = Paths::from_env();
-    let mut store = Store::open(&paths, OpenOptions::INTERACTIVE)?;
-    if !crate::spool::pending_files(&paths).is_empty() {
-        let report = crate::spool::drain(&paths, &mut store, Redactor::global())
+    open_store_at(&Paths::from_env())
+}
+
+fn open_store_at(paths: &Paths) -> anyhow::Result<Store> {
+    let mut store = Store::open(paths, OpenOptions::INTERACTIVE)?;
+    if !crate::spool::pending_files(paths).is_empty() {
+        let report = crate::spool::drain(paths, &mut store, Redactor::global())
             .context("draining the spool")?;
         if report.rejected > 0 {
             eprintln!(
@@ -48,4 +58,90 @@ pub fn default_project() -> String {
 /// The redactor for commands: a bad rule file is an error here, so the user sees it.
 pub fn redactor() -> anyhow::Result<&'static Redactor> {
     Redactor::global_checked().map_err(anyhow::Error::msg)
+}
+
+/// The command line's caller: every right, named by `--tool`, else `ALETHEIA_TOOL`, else `cli`.
+pub fn caller(tool: Option<&str>) -> Caller {
+    let env = std::env::var("ALETHEIA_TOOL").ok();
+    let name = tool
+        .or(env.as_deref())
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or("cli");
+    Caller::local(name, &default_project())
+}
+
+/// Everything an operation runs with, built from the environment.
+pub struct Edge {
+    paths: Paths,
+    store: Store,
+    redactor: &'static Redactor,
+    clock: Clock,
+    caller: Caller,
+}
+
+impl Edge {
+    /// Open the store (draining the spool first) for `caller`.
+    pub fn open(caller: Caller) -> anyhow::Result<Edge> {
+        Edge::open_with(caller, true)
+    }
+
+    /// Like [`Edge::open`]; `drain_first: false` leaves the spool for the operation itself.
+    pub fn open_with(caller: Caller, drain_first: bool) -> anyhow::Result<Edge> {
+        let redactor = redactor()?;
+        let paths = Paths::from_env();
+        let store = if drain_first {
+            open_store_at(&paths)?
+        } else {
+            Store::open(&paths, OpenOptions::INTERACTIVE)?
+        };
+        Ok(Edge {
+            paths,
+            store,
+            redactor,
+            clock: Clock::system(),
+            caller,
+        })
+    }
+
+    /// Call operation `O`; its error becomes the command's one-line error.
+    pub fn call<O: Operation>(&mut self, request: O) -> anyhow::Result<O::Output> {
+        let mut ctx = Context {
+            store: &mut self.store,
+            redactor: self.redactor,
+            clock: self.clock.clone(),
+            caller: self.caller.clone(),
+            paths: Some(&self.paths),
+        };
+        Ok(ops::call(&mut ctx, request)?)
+    }
+
+    /// The clock the results are shown in.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+}
+
+/// Run one operation and print its result: the text, or one line of JSON.
+pub fn run<O: Operation + Text>(request: O, caller: Caller, json: bool) -> anyhow::Result<()> {
+    let mut edge = Edge::open(caller)?;
+    let out = edge.call(request)?;
+    print(&out, edge.clock(), json, O::text)
+}
+
+/// Print a result as text or as one line of JSON.
+pub fn print<T: serde::Serialize>(
+    out: &T,
+    clock: &Clock,
+    json: bool,
+    text: fn(&T, &Clock) -> crate::text::Rendered,
+) -> anyhow::Result<()> {
+    let line = if json {
+        serde_json::to_string(out)?
+    } else {
+        text(out, clock).text
+    };
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{line}")?;
+    Ok(())
 }

@@ -1,5 +1,6 @@
 //! `aletheia observations ID...`: the full record of memories by id.
 
+use crate::ops::recall::GetObservations;
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -9,11 +10,6 @@ pub struct ObservationsArgs {
     pub ids: Vec<i64>,
 }
 
-pub fn run(args: ObservationsArgs) -> anyhow::Result<()> {
-    let store = super::open_store()?;
-    match crate::recall::observations::render(&store, &args.ids)? {
-        Some(text) => println!("{text}"),
-        None => println!("No memories with those ids."),
-    }
-    Ok(())
+pub fn run(args: ObservationsArgs, json: bool) -> anyhow::Result<()> {
+    super::run(GetObservations { ids: args.ids }, super::caller(None), json)
 }

@@ -1,11 +1,8 @@
-//! `aletheia save TEXT`: store one durable note.
+//! `aletheia save TEXT`: store one durable note (the `save_memory` operation).
 
-use crate::model::{Kind, MemoryType, NewMemory, TITLE_MAX_CHARS, cut_chars, title_from_text};
-use crate::redact::Redacted;
+use crate::model::{Kind, MemoryType};
+use crate::ops::memories::SaveMemory;
 use clap::Args;
-
-/// The longest text `save` and `capture` accept.
-pub const TEXT_MAX_CHARS: usize = 20_000;
 
 /// Flags shared by `save` and `capture`.
 #[derive(Debug, Args)]
@@ -22,9 +19,9 @@ pub struct MemoryArgs {
     /// List it under Pinned in the session-start context.
     #[arg(long)]
     pub pinned: bool,
-    /// The tool to record as the source.
-    #[arg(long, default_value = "cli")]
-    pub tool: String,
+    /// The tool to record as the source; default: ALETHEIA_TOOL, else cli.
+    #[arg(long)]
+    pub tool: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -35,48 +32,19 @@ pub struct SaveArgs {
     pub memory: MemoryArgs,
 }
 
-/// Validate and store; prints `Saved as #N in P.` or `Already saved as #N.`.
-pub fn store_text(text: &str, kind: Kind, args: &MemoryArgs) -> anyhow::Result<()> {
-    let text = text.trim();
-    if text.is_empty() {
-        anyhow::bail!("the text is empty: give the words to remember.");
-    }
-    if text.chars().count() > TEXT_MAX_CHARS {
-        anyhow::bail!("the text is over {TEXT_MAX_CHARS} characters: save a shorter note.");
-    }
-    if let Some(t) = &args.title
-        && t.chars().count() > TITLE_MAX_CHARS
-    {
-        anyhow::bail!("the title is over {TITLE_MAX_CHARS} characters: shorten it.");
-    }
-    let project = args.project.clone().unwrap_or_else(super::default_project);
-    let title = match &args.title {
-        Some(t) if !t.trim().is_empty() => t.trim().to_owned(),
-        _ => title_from_text(&cut_chars(text, 100), 101),
-    };
-    let m = NewMemory {
-        project: project.clone(),
-        kind,
-        mtype: args.mtype,
-        title,
-        text: text.to_owned(),
-        tool: args.tool.clone(),
-        session_id: None,
-        files: vec![],
+/// Store `text` as a memory of `kind`; prints `Saved as #N in P.` or `Already saved as #N.`.
+pub fn store_text(text: String, kind: Kind, args: MemoryArgs, json: bool) -> anyhow::Result<()> {
+    let request = SaveMemory {
+        text,
+        title: args.title,
+        project: args.project,
+        mtype: Some(args.mtype),
         pinned: args.pinned,
-        created_at: crate::time::now_ms(),
+        kind,
     };
-    let redactor = super::redactor()?;
-    let mut store = super::open_store()?;
-    let ins = store.insert(&Redacted::memory(m, redactor))?;
-    if ins.new {
-        println!("Saved as #{} in {project}.", ins.id);
-    } else {
-        println!("Already saved as #{}.", ins.id);
-    }
-    Ok(())
+    super::run(request, super::caller(args.tool.as_deref()), json)
 }
 
-pub fn run(args: SaveArgs) -> anyhow::Result<()> {
-    store_text(&args.text, Kind::Note, &args.memory)
+pub fn run(args: SaveArgs, json: bool) -> anyhow::Result<()> {
+    store_text(args.text, Kind::Note, args.memory, json)
 }

@@ -1,6 +1,6 @@
 //! `aletheia timeline`: what happened around one memory.
 
-use crate::recall::timeline::{MAX_SIDE, TimelineQuery, render, timeline};
+use crate::ops::recall::Timeline;
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -14,32 +14,21 @@ pub struct TimelineArgs {
     /// Limit the anchor lookup and the neighbours to one project.
     #[arg(long)]
     pub project: Option<String>,
-    /// Rows before the anchor, at most 50.
-    #[arg(long, default_value_t = 5)]
-    pub before: usize,
-    /// Rows after the anchor, at most 50.
-    #[arg(long, default_value_t = 5)]
-    pub after: usize,
+    /// Rows before the anchor, 0 to 50 (default 5).
+    #[arg(long)]
+    pub before: Option<i64>,
+    /// Rows after the anchor, 0 to 50 (default 5).
+    #[arg(long)]
+    pub after: Option<i64>,
 }
 
-pub fn run(args: TimelineArgs) -> anyhow::Result<()> {
-    if args.anchor.is_none() && args.query.as_deref().is_none_or(|q| q.trim().is_empty()) {
-        anyhow::bail!("anchor or query is required: give --anchor ID or --query WORDS.");
-    }
-    if args.before > MAX_SIDE || args.after > MAX_SIDE {
-        anyhow::bail!("--before and --after are at most {MAX_SIDE}.");
-    }
-    let store = super::open_store()?;
-    let q = TimelineQuery {
+pub fn run(args: TimelineArgs, json: bool) -> anyhow::Result<()> {
+    let request = Timeline {
         anchor: args.anchor,
         query: args.query,
         project: args.project,
         before: args.before,
         after: args.after,
     };
-    match timeline(&store, &q)? {
-        Some(t) => println!("{}", render(&t)),
-        None => println!("Nothing to anchor on."),
-    }
-    Ok(())
+    super::run(request, super::caller(None), json)
 }

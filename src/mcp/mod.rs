@@ -1,7 +1,6 @@
 //! The MCP server: one table of tools and one JSON-RPC handler, served over stdio here and over
 //! HTTP by the server and the hub.
 
-pub mod args;
 pub mod protocol;
 pub mod stdio;
 pub mod tools;

@@ -5,10 +5,12 @@
 //! JSON-RPC error (-32700 bad JSON, -32600 invalid message, -32601 unknown method, -32602 bad
 //! params), and a failing tool is a normal result with `isError: true`.
 
-use super::args::Args;
-use super::tools::{self, Ctx};
+use super::tools;
 use crate::config::Paths;
+use crate::ops::{Caller, Context};
+use crate::redact::Redactor;
 use crate::store::{OpenOptions, Store};
+use crate::time::Clock;
 use serde_json::{Map, Value, json};
 
 /// The protocol versions this server speaks, newest first.
@@ -18,11 +20,13 @@ pub const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-2
 pub struct Server {
     paths: Paths,
     store: Option<Store>,
-    /// `ALETHEIA_TOOL`, if set.
-    tool_env: Option<String>,
+    redactor: &'static Redactor,
+    /// The caller's rights and default project, as the edge that started the server set them.
+    caller: Caller,
+    /// The name the edge gave the caller (`ALETHEIA_TOOL`), if any.
+    named: Option<String>,
     /// `clientInfo.name` from initialize.
     client_name: Option<String>,
-    default_project: String,
 }
 
 impl Default for Server {
@@ -40,23 +44,42 @@ fn result(id: Value, result: Value) -> Value {
 }
 
 impl Server {
-    /// A server configured from the environment (`ALETHEIA_DATA_DIR`/`ALETHEIA_HUB_DB`,
-    /// `ALETHEIA_TOOL`, `ALETHEIA_CWD`).
-    pub fn from_env() -> Server {
+    /// A server over the store at `paths` for `caller`; `named` is the caller's name when the
+    /// edge knows it, else the client's own name from initialize is used, else `mcp`.
+    pub fn new(
+        paths: Paths,
+        redactor: &'static Redactor,
+        caller: Caller,
+        named: Option<String>,
+    ) -> Server {
         Server {
-            paths: Paths::from_env(),
+            paths,
             store: None,
-            tool_env: std::env::var("ALETHEIA_TOOL")
-                .ok()
-                .filter(|t| !t.trim().is_empty()),
+            redactor,
+            caller,
+            named,
             client_name: None,
-            default_project: crate::project::project_key(&crate::config::working_dir()),
         }
     }
 
-    /// The caller's name: `ALETHEIA_TOOL`, else the client's name, else `mcp`.
-    pub fn caller(&self) -> String {
-        self.tool_env
+    /// The stdio server's edge: the store from `ALETHEIA_DATA_DIR`/`ALETHEIA_HUB_DB`, the
+    /// caller's name from `ALETHEIA_TOOL`, its default project from `ALETHEIA_CWD`, every right.
+    pub fn from_env() -> Server {
+        let named = std::env::var("ALETHEIA_TOOL")
+            .ok()
+            .filter(|t| !t.trim().is_empty());
+        let project = crate::project::project_key(&crate::config::working_dir());
+        Server::new(
+            Paths::from_env(),
+            Redactor::global(),
+            Caller::local("mcp", &project),
+            named,
+        )
+    }
+
+    /// The caller's name: the edge's, else the client's name, else `mcp`.
+    pub fn caller_name(&self) -> String {
+        self.named
             .clone()
             .or_else(|| self.client_name.clone())
             .unwrap_or_else(|| "mcp".into())
@@ -193,18 +216,21 @@ impl Server {
             Some(Value::String(n)) if !n.is_empty() => n.clone(),
             _ => return Err((-32602, "Invalid params: the tool name is missing".into())),
         };
-        let empty = Map::new();
         let args = match params.get("arguments") {
-            None | Some(Value::Null) => &empty,
-            Some(Value::Object(a)) => a,
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(a)) => a.clone(),
             Some(_) => return Ok(tool_error("arguments must be an object.")),
         };
         let Some(tool) = tools::find(&name) else {
             return Ok(tool_error(&format!(
-                "Unknown tool \"{name}\": tools/list names the 13 tools."
+                "Unknown tool \"{name}\": tools/list names the {} tools.",
+                tools::TOOLS.len()
             )));
         };
-        let caller = self.caller();
+        let caller = Caller {
+            name: self.caller_name(),
+            ..self.caller.clone()
+        };
         if self.store.is_none() {
             match Store::open(&self.paths, OpenOptions::INTERACTIVE) {
                 Ok(s) => self.store = Some(s),
@@ -212,14 +238,16 @@ impl Server {
             }
         }
         let store = self.store.as_mut().expect("opened above");
-        let mut ctx = Ctx {
+        let mut ctx = Context {
             store,
-            caller: &caller,
-            default_project: &self.default_project,
+            redactor: self.redactor,
+            clock: Clock::system(),
+            caller,
+            paths: Some(&self.paths),
         };
-        Ok(match (tool.run)(&mut ctx, &Args(args)) {
+        Ok(match tool.call(&mut ctx, args) {
             Ok(text) => json!({ "content": [{ "type": "text", "text": text }], "isError": false }),
-            Err(message) => tool_error(&message),
+            Err(e) => tool_error(&e.to_string()),
         })
     }
 }
@@ -241,13 +269,12 @@ mod tests {
             spool: dir.path().join("spool/hook-spool.jsonl"),
             fallback_spool: dir.path().join("fallback/hook-spool.jsonl"),
         };
-        let s = Server {
+        let s = Server::new(
             paths,
-            store: None,
-            tool_env: None,
-            client_name: None,
-            default_project: "shop".into(),
-        };
+            Redactor::global(),
+            Caller::local("mcp", "shop"),
+            None,
+        );
         (dir, s)
     }
 
@@ -268,7 +295,7 @@ mod tests {
             r["result"]["capabilities"],
             json!({"tools": {"listChanged": false}})
         );
-        assert_eq!(s.caller(), "probe");
+        assert_eq!(s.caller_name(), "probe");
         let r = ask(
             &mut s,
             r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2099-01-01"}}"#,

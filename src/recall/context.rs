@@ -9,6 +9,7 @@
 use super::wrap::{neutralise, wrap};
 use crate::model::{Kind, Memory, MemoryType};
 use crate::store::{COLUMNS, Store, StoreError, from_row};
+use crate::time::Clock;
 use rusqlite::params;
 use std::collections::HashSet;
 
@@ -58,12 +59,12 @@ fn memories(
 }
 
 /// One line of the block for a memory.
-fn line(m: &Memory, with_date: bool) -> String {
+fn line(m: &Memory, with_date: bool, clock: &Clock) -> String {
     let title = neutralise(&m.title.replace('\n', " "));
     let when = if with_date {
-        crate::time::date_minute(m.created_at)
+        clock.date_minute(m.created_at)
     } else {
-        crate::time::hour_minute(m.created_at)
+        clock.hour_minute(m.created_at)
     };
     format!("- #{} {} [{}] {}", m.id, when, m.mtype, title)
 }
@@ -75,7 +76,7 @@ struct Section {
 }
 
 /// Build the block.
-pub fn build(store: &Store, opts: &ContextOptions) -> Result<String, StoreError> {
+pub fn build(store: &Store, opts: &ContextOptions, clock: &Clock) -> Result<String, StoreError> {
     let project = opts.project.as_str();
     let mut shown: HashSet<i64> = HashSet::new();
     let mut sections = Vec::new();
@@ -93,7 +94,7 @@ pub fn build(store: &Store, opts: &ContextOptions) -> Result<String, StoreError>
         lines: pinned
             .iter()
             .filter(|m| shown.insert(m.id))
-            .map(|m| line(m, true))
+            .map(|m| line(m, true, clock))
             .collect(),
     });
 
@@ -131,7 +132,7 @@ pub fn build(store: &Store, opts: &ContextOptions) -> Result<String, StoreError>
                 }
             }
             if lines.len() < SESSION_REQUESTS * 2 && shown.insert(m.id) {
-                lines.push(line(m, true));
+                lines.push(line(m, true, clock));
             }
         }
         lines.reverse();
@@ -144,7 +145,10 @@ pub fn build(store: &Store, opts: &ContextOptions) -> Result<String, StoreError>
     let facts = super::facts::active_for_context(store, project, MAX_FACTS)?;
     sections.push(Section {
         title: "## Facts".into(),
-        lines: facts.iter().map(|f| format!("- {}", f.line())).collect(),
+        lines: facts
+            .iter()
+            .map(|f| format!("- {}", f.line(clock)))
+            .collect(),
     });
 
     let rules = super::rules::enabled(store, Some(project))?;
@@ -163,12 +167,12 @@ pub fn build(store: &Store, opts: &ContextOptions) -> Result<String, StoreError>
         .filter(|m| !m.pinned && !shown.contains(&m.id))
         .take(opts.limit.clamp(1, 100))
     {
-        let d = crate::time::date(m.created_at);
+        let d = clock.date(m.created_at);
         if d != day {
             lines.push(format!("### {d}"));
             day = d;
         }
-        lines.push(line(m, false));
+        lines.push(line(m, false, clock));
     }
     sections.push(Section {
         title: "## Recent".into(),
@@ -276,7 +280,7 @@ mod tests {
             pinned,
             created_at: at,
         };
-        s.insert(&Redacted::memory(m, &Redactor::builtin()))
+        s.insert(&Redacted::new(m, &Redactor::builtin()))
             .unwrap()
             .id
     }
@@ -320,6 +324,7 @@ mod tests {
                 limit: 100,
                 ..ContextOptions::for_project("shop", "cli")
             },
+            &Clock::utc(0),
         )
         .unwrap();
         assert!(
@@ -357,7 +362,12 @@ mod tests {
             None,
             1,
         );
-        let block = build(&s, &ContextOptions::for_project("shop", "cli")).unwrap();
+        let block = build(
+            &s,
+            &ContextOptions::for_project("shop", "cli"),
+            &Clock::utc(0),
+        )
+        .unwrap();
         assert_eq!(block.matches("</aletheia-memory>").count(), 1, "{block}");
         assert!(block.contains("&lt;/aletheia-memory>"));
     }
@@ -375,7 +385,12 @@ mod tests {
                    ('r_1', 'you are about to commit', 'Run the tests before you commit', 'you', 1, 1);",
             )
             .unwrap();
-        let block = build(&s, &ContextOptions::for_project("shop", "cli")).unwrap();
+        let block = build(
+            &s,
+            &ContextOptions::for_project("shop", "cli"),
+            &Clock::utc(0),
+        )
+        .unwrap();
         assert!(block.contains("## Facts"), "{block}");
         assert!(
             block.contains("checkout requires a VPN") && block.contains("cache has a 60 s TTL"),

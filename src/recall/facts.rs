@@ -23,18 +23,19 @@ pub struct Fact {
 }
 
 impl Fact {
-    /// `subject predicate object (confidence 0.80, since 2026-10-29)`.
-    pub fn line(&self) -> String {
+    /// `subject predicate object (confidence 0.80, since 2026-10-29)`, dates in the clock's
+    /// time zone.
+    pub fn line(&self, clock: &crate::time::Clock) -> String {
         let mut s = format!(
             "{} {} {} (confidence {:.2}, since {}",
             self.subject,
             self.predicate,
             self.object,
             self.confidence,
-            crate::time::date(self.valid_from)
+            clock.date(self.valid_from)
         );
         if let Some(to) = self.valid_to {
-            s.push_str(&format!(", until {}", crate::time::date(to)));
+            s.push_str(&format!(", until {}", clock.date(to)));
         }
         s.push(')');
         super::wrap::neutralise(&s)

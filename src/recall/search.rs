@@ -14,7 +14,8 @@ use crate::store::{COLUMNS, Store, StoreError, from_row};
 use rusqlite::types::Value as SqlValue;
 
 /// Order of results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Order {
     #[default]
     Relevance,
@@ -35,6 +36,8 @@ impl std::str::FromStr for Order {
         }
     }
 }
+
+crate::serde_via_from_str!(Order, ["relevance", "date_desc", "date_asc"]);
 
 /// A search request. Times are epoch milliseconds, `until` exclusive.
 #[derive(Debug, Clone, Default)]
@@ -63,7 +66,7 @@ pub struct Hit {
 }
 
 /// The result: matching facts, hits, or why there are none.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct SearchResult {
     /// Current facts whose subject or object matches a query word; listed before the hits.
     pub facts: Vec<super::facts::Fact>,
@@ -594,21 +597,6 @@ fn no_match_reason(store: &Store, q: &SearchQuery) -> Result<String, StoreError>
         (None, true) => "nothing matches these words with these filters.".into(),
         (None, false) => "nothing matches these words.".into(),
     })
-}
-
-/// The index line of a hit: `#ID DATE [type] title (project, tool[, pinned])`.
-pub fn hit_line(m: &Memory) -> String {
-    let title = super::wrap::neutralise(&m.title.replace('\n', " "));
-    format!(
-        "#{} {} [{}] {} ({}, {}{})",
-        m.id,
-        crate::time::date(m.created_at),
-        m.mtype,
-        title,
-        m.project,
-        m.tool,
-        if m.pinned { ", pinned" } else { "" }
-    )
 }
 
 #[cfg(test)]

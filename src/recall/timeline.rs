@@ -19,6 +19,7 @@ pub struct TimelineQuery {
 }
 
 /// The rows in time order and which one is the anchor; `None` when nothing matches.
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Timeline {
     pub rows: Vec<Memory>,
     pub anchor: i64,
@@ -89,22 +90,4 @@ pub fn timeline(store: &Store, q: &TimelineQuery) -> Result<Option<Timeline>, St
         rows: before,
         anchor: id,
     }))
-}
-
-/// `→ #1 2026-10-29T19:46 [decision] title` for the anchor, two spaces for the others.
-pub fn render(t: &Timeline) -> String {
-    t.rows
-        .iter()
-        .map(|m| {
-            format!(
-                "{} #{} {} [{}] {}",
-                if m.id == t.anchor { "→" } else { " " },
-                m.id,
-                crate::time::date_minute(m.created_at),
-                m.mtype,
-                super::wrap::neutralise(&m.title.replace('\n', " "))
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }

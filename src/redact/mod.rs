@@ -210,19 +210,86 @@ fn shannon_entropy(s: &str) -> f64 {
         .sum()
 }
 
-/// A value that went through redaction. The store writes only these.
+/// A value that went through redaction. The store writes only these: every stored type
+/// (memories, rules with their evidence, work-state lists, facts, audit reasons) implements
+/// [`Redact`], and the store's write functions take `Redacted<T>`, so a write path that skips
+/// redaction does not compile.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redacted<T>(T);
 
-impl Redacted<NewMemory> {
-    /// Redact a memory's title, text and file paths.
-    pub fn memory(mut m: NewMemory, r: &Redactor) -> Redacted<NewMemory> {
-        m.title = r.redact(&m.title);
-        m.text = r.redact(&m.text);
-        for f in &mut m.files {
+/// A type whose free text can be redacted: every text field a person or a model wrote.
+pub trait Redact {
+    /// The value with every text field redacted.
+    fn redact(self, r: &Redactor) -> Self;
+}
+
+impl<T: Redact> Redacted<T> {
+    /// Redact `value`: the only way to make a `Redacted<T>`.
+    pub fn new(value: T, r: &Redactor) -> Redacted<T> {
+        Redacted(value.redact(r))
+    }
+}
+
+impl Redact for NewMemory {
+    /// Title, text and file paths.
+    fn redact(mut self, r: &Redactor) -> NewMemory {
+        self.title = r.redact(&self.title);
+        self.text = r.redact(&self.text);
+        for f in &mut self.files {
             *f = r.redact(f);
         }
-        Redacted(m)
+        self
+    }
+}
+
+impl Redact for String {
+    fn redact(self, r: &Redactor) -> String {
+        r.redact(&self)
+    }
+}
+
+impl Redact for serde_json::Value {
+    /// JSON is redacted as its text, so a secret split across a key and its value
+    /// (`{"password": "hunter22"}`) is caught like the same text anywhere else. When a
+    /// replacement would leave text that is not JSON, each key and string is redacted on its
+    /// own instead, so the value stays well formed.
+    fn redact(self, r: &Redactor) -> serde_json::Value {
+        let text = self.to_string();
+        let out = r.redact(&text);
+        if out == text {
+            return self;
+        }
+        match serde_json::from_str(&out) {
+            Ok(v) => v,
+            Err(_) => redact_leaves(self, r),
+        }
+    }
+}
+
+fn redact_leaves(v: serde_json::Value, r: &Redactor) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => Value::String(r.redact(&s)),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|i| redact_leaves(i, r)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| {
+                    // The key gives a value its meaning (`password`), so it is redacted with it.
+                    let v = match v {
+                        Value::String(s) => {
+                            let joined = r.redact(&format!("{k}={s}"));
+                            let value = joined.strip_prefix(&format!("{k}=")).map(str::to_owned);
+                            Value::String(value.unwrap_or_else(|| r.redact(&s)))
+                        }
+                        other => redact_leaves(other, r),
+                    };
+                    (r.redact(&k), v)
+                })
+                .collect(),
+        ),
+        other => other,
     }
 }
 

@@ -162,32 +162,49 @@ impl Store {
         Ok(out)
     }
 
-    /// Every memory (optionally of one project) in time order, for `export`.
-    pub fn for_each_memory(
+    /// Store a batch of imported memories (each with the uid and dismissed flag its record
+    /// carries) in one transaction; returns how many were new and how many already stored.
+    pub fn import(
+        &mut self,
+        batch: &[(Redacted<NewMemory>, Option<String>, bool)],
+    ) -> Result<(usize, usize), StoreError> {
+        self.write(|tx| {
+            let (mut new, mut dup) = (0, 0);
+            for (m, uid, dismissed) in batch {
+                if insert_tx(tx, m, uid.as_deref(), *dismissed)?.new {
+                    new += 1;
+                } else {
+                    dup += 1;
+                }
+            }
+            if let Some((m, _, _)) = batch.last() {
+                touch_capture(tx, &m.get().tool, m.get().created_at)?;
+            }
+            Ok((new, dup))
+        })
+    }
+
+    /// Up to `limit` memories (optionally of one project) in time order, starting after the
+    /// memory at `after` (its `created_at` and id), for `export`.
+    pub fn memories_page(
         &self,
         project: Option<&str>,
-        mut f: impl FnMut(Memory) -> std::io::Result<()>,
-    ) -> Result<usize, StoreError> {
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
+        let (at, id) = after.unwrap_or((i64::MIN, i64::MIN));
         let mut stmt = self
             .conn
-            .prepare(&format!(
-                "SELECT {COLUMNS} FROM memories WHERE ?1 IS NULL OR project = ?1
-                 ORDER BY created_at, id"
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM memories WHERE (?1 IS NULL OR project = ?1)
+                   AND (created_at > ?2 OR (created_at = ?2 AND id > ?3))
+                 ORDER BY created_at, id LIMIT ?4"
             ))
             .map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([project]).map_err(|e| self.err(e))?;
-        let mut n = 0;
-        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            let m = from_row(row).map_err(|e| self.err(e))?;
-            if let Err(e) = f(m) {
-                if e.kind() == std::io::ErrorKind::BrokenPipe {
-                    break;
-                }
-                return Err(self.err(rusqlite::Error::ToSqlConversionFailure(Box::new(e))));
-            }
-            n += 1;
-        }
-        Ok(n)
+        let rows = stmt
+            .query_map(params![project, at, id, limit as i64], from_row)
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
     /// Redact every stored row again with `redact`; returns how many rows changed. Rows whose new

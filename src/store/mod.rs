@@ -5,6 +5,7 @@
 //! foreign keys on. Opening does the least it can: the hook opens a store on every event, so a
 //! store already at the current schema costs one `PRAGMA user_version` read.
 
+pub mod facts;
 mod memories;
 mod queue;
 pub mod rules;
@@ -45,6 +46,15 @@ pub enum StoreError {
         path: PathBuf,
         source: rusqlite::Error,
     },
+}
+
+impl StoreError {
+    /// Whether SQLite refused a write for breaking a constraint (a clash with stored data),
+    /// rather than failing to reach or read the store.
+    pub fn is_constraint(&self) -> bool {
+        matches!(self, StoreError::Sqlite { source, .. }
+            if source.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation))
+    }
 }
 
 /// How long to wait for another writer before giving up.

@@ -2,6 +2,7 @@
 //! start. An identical rule (same situation, text and scope) is stored once.
 
 use super::{Store, StoreError};
+use crate::redact::{Redact, Redacted, Redactor};
 use rusqlite::{OptionalExtension, params};
 
 /// A rule to add.
@@ -15,6 +16,20 @@ pub struct NewRule {
     pub evidence: serde_json::Value,
 }
 
+impl Redact for NewRule {
+    /// The situation, the rule, its scope's name and its evidence: all may quote what someone
+    /// typed.
+    fn redact(self, r: &Redactor) -> NewRule {
+        NewRule {
+            when: r.redact(&self.when),
+            then: r.redact(&self.then),
+            scope_name: r.redact(&self.scope_name),
+            evidence: self.evidence.redact(r),
+            ..self
+        }
+    }
+}
+
 /// The stable id of a rule: `r_` and ten hex digits of its content's hash.
 pub fn rule_id(r: &NewRule) -> String {
     let hash = super::content_hash(
@@ -26,7 +41,12 @@ pub fn rule_id(r: &NewRule) -> String {
 
 impl Store {
     /// Add a rule; returns its id and whether it is new.
-    pub fn add_rule(&mut self, r: &NewRule, now: i64) -> Result<(String, bool), StoreError> {
+    pub fn add_rule(
+        &mut self,
+        r: &Redacted<NewRule>,
+        now: i64,
+    ) -> Result<(String, bool), StoreError> {
+        let r = r.get();
         let id = rule_id(r);
         self.write(|tx| {
             let existing: Option<String> = tx
@@ -46,6 +66,18 @@ impl Store {
             )?;
             Ok((id.clone(), true))
         })
+    }
+
+    /// A rule's scope tier and name, or `None` when there is no such rule.
+    pub fn rule_scope(&self, id: &str) -> Result<Option<(String, String)>, StoreError> {
+        self.conn()
+            .query_row(
+                "SELECT scope_tier, scope_name FROM rules WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
     }
 
     /// Record that a rule was re-checked; false when there is no such rule.

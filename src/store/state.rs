@@ -5,14 +5,47 @@
 
 use super::{Store, StoreError, insert_tx};
 use crate::model::{Kind, MemoryType, NewMemory};
-use crate::redact::{Redacted, Redactor};
+use crate::redact::{Redact, Redacted, Redactor};
 use rusqlite::{OptionalExtension, params};
 
 /// The longest reason kept in the audit trail.
 pub const REASON_MAX_CHARS: usize = 300;
 
+/// Why an item was dismissed, as the audit trail keeps it: redacted, then cut to
+/// [`REASON_MAX_CHARS`] (cut after redaction, so a cut never hides a secret's shape).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditReason(pub String);
+
+impl Redact for AuditReason {
+    fn redact(self, r: &Redactor) -> AuditReason {
+        AuditReason(crate::model::cut_chars(
+            &r.redact(&self.0),
+            REASON_MAX_CHARS,
+        ))
+    }
+}
+
+/// A named work-state list to write: its name and items are free text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewList {
+    pub project: String,
+    pub name: String,
+    pub items: serde_json::Value,
+}
+
+impl Redact for NewList {
+    fn redact(self, r: &Redactor) -> NewList {
+        NewList {
+            name: r.redact(&self.name),
+            items: self.items.redact(r),
+            ..self
+        }
+    }
+}
+
 /// What can be dismissed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ItemType {
     Memory,
     Observation,
@@ -35,6 +68,8 @@ impl std::str::FromStr for ItemType {
     }
 }
 
+crate::serde_via_from_str!(ItemType, ["memory", "observation", "fact", "episode"]);
+
 impl ItemType {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -53,12 +88,11 @@ impl Store {
         item: ItemType,
         id: i64,
         dismissed: bool,
-        reason: Option<&str>,
+        reason: Option<&Redacted<AuditReason>>,
         actor: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let reason = reason
-            .map(|r| crate::model::cut_chars(&Redactor::global().redact(r), REASON_MAX_CHARS));
+        let reason = reason.map(|r| r.get().0.as_str());
         self.write(|tx| {
             let changed = match item {
                 ItemType::Memory => tx.execute("UPDATE memories SET dismissed = ?2 WHERE id = ?1", params![id, dismissed])?,
@@ -84,13 +118,16 @@ impl Store {
     /// Replace a named list's items; returns the id of the memory that holds it.
     pub fn write_list(
         &mut self,
-        project: &str,
-        name: &str,
-        items: &serde_json::Value,
+        list: &Redacted<NewList>,
         tool: &str,
         now: i64,
     ) -> Result<i64, StoreError> {
-        let text = Redactor::global().redact(&items.to_string());
+        let NewList {
+            project,
+            name,
+            items,
+        } = list.get();
+        let text = items.to_string();
         let title = format!("Work state: {name}");
         self.write(|tx| {
             let existing: Option<i64> = tx
@@ -106,8 +143,9 @@ impl Store {
                     id
                 }
                 _ => {
+                    // Built from parts that are already redacted.
                     let m = NewMemory {
-                        project: project.into(),
+                        project: project.clone(),
                         kind: Kind::Note,
                         mtype: MemoryType::Note,
                         title: title.clone(),
@@ -118,7 +156,7 @@ impl Store {
                         pinned: false,
                         created_at: now,
                     };
-                    insert_tx(tx, &Redacted::memory(m, Redactor::global()), None, false)?.id
+                    insert_tx(tx, &Redacted::new(m, &Redactor::builtin()), None, false)?.id
                 }
             };
             tx.execute(
@@ -139,6 +177,22 @@ impl Store {
                 params![project, name],
                 |r| r.get(0),
             )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// The project of an item, or `None` when there is no such item.
+    pub fn item_project(&self, item: ItemType, id: i64) -> Result<Option<String>, StoreError> {
+        let sql = match item {
+            ItemType::Memory => "SELECT project FROM memories WHERE id = ?1",
+            ItemType::Observation => {
+                "SELECT project FROM memories WHERE id = ?1 AND kind = 'observation'"
+            }
+            ItemType::Fact => "SELECT project FROM facts WHERE id = ?1",
+            ItemType::Episode => return Ok(None),
+        };
+        self.conn()
+            .query_row(sql, [id], |r| r.get(0))
             .optional()
             .map_err(|e| self.err(e))
     }

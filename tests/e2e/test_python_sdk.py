@@ -60,7 +60,8 @@ async def exercise(aletheia, env, mode):
         assert (await ok("search", {"query": "pnpm", "limit": 1000})).count("\n#") >= 1
         await err("search", {}, "query is required.")
         await err("search", {"query": 3}, "query must be a string.")
-        await err("search", {"query": "x", "since": "yesterday"}, 'since: cannot read the date "yesterday": use YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z] or epoch milliseconds.')
+        await err("search", {"query": "x", "since": "someday"}, 'since: cannot read the date "someday": use YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z], epoch milliseconds or a relative time (yesterday, 3 days ago, 2w).')
+        assert (await ok("search", {"query": "pnpm", "since": "yesterday"})).count("\n#") >= 1
         await err("search", {"query": "x", "offset": -1}, "offset must be 0 or more.")
         await err("search", {"query": "x", "order": "random"}, 'order: unknown order "random": use relevance, date_desc or date_asc.')
         await err("search", {"query": "x", "limit": "ten"}, "limit must be a number.")
@@ -86,7 +87,7 @@ async def exercise(aletheia, env, mode):
         # fact_history
         assert await ok("fact_history", {"subject": "shop"}) == 'No facts found for subject "shop".'
         await err("fact_history", {}, "subject is required.")
-        await err("fact_history", {"subject": "shop", "as_of": "soon"}, 'as_of: cannot read the date "soon": use YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z] or epoch milliseconds.')
+        await err("fact_history", {"subject": "shop", "as_of": "soon"}, 'as_of: cannot read the date "soon": use YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z], epoch milliseconds or a relative time (yesterday, 3 days ago, 2w).')
 
         # rules
         added = await ok("add_rule", {"then": "Run the tests before you commit", "when": "you are about to commit", "evidence_memory_ids": [mid]})

@@ -1,0 +1,60 @@
+//! `aletheia rules list|add|confirm`: standing rules (`list_rules`, `add_rule`,
+//! `confirm_rule`).
+
+use crate::ops::rules::{AddRule, ConfirmRule, ListRules, ScopeTier};
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// List the enabled rules.
+    List,
+    /// Add a standing rule.
+    Add {
+        /// The rule, at most 800 characters.
+        then: String,
+        /// The situation; default: always.
+        #[arg(long)]
+        when: Option<String>,
+        /// everywhere, project or situation.
+        #[arg(long = "scope-tier")]
+        scope_tier: Option<ScopeTier>,
+        /// The project or situation name.
+        #[arg(long = "scope-name")]
+        scope_name: Option<String>,
+        /// A memory id the rule rests on (repeatable).
+        #[arg(long = "evidence-memory")]
+        evidence_memory_ids: Vec<i64>,
+        /// A fact id the rule rests on (repeatable).
+        #[arg(long = "evidence-fact")]
+        evidence_fact_ids: Vec<i64>,
+    },
+    /// Record that a rule was re-checked.
+    Confirm { id: String },
+}
+
+pub fn run(cmd: RulesCommand, json: bool) -> anyhow::Result<()> {
+    let caller = super::caller(None);
+    match cmd {
+        RulesCommand::List => super::run(ListRules {}, caller, json),
+        RulesCommand::Add {
+            then,
+            when,
+            scope_tier,
+            scope_name,
+            evidence_memory_ids,
+            evidence_fact_ids,
+        } => super::run(
+            AddRule {
+                then,
+                when,
+                scope_tier,
+                scope_name,
+                evidence_memory_ids,
+                evidence_fact_ids,
+            },
+            caller,
+            json,
+        ),
+        RulesCommand::Confirm { id } => super::run(ConfirmRule { id }, caller, json),
+    }
+}

@@ -1,0 +1,178 @@
+//! The write operations on single memories: save_memory (also behind `aletheia save` and
+//! `aletheia capture`), dismiss_memory and restore_memory.
+
+use super::policy::{self, TEXT_MAX_CHARS, TITLE_MAX_CHARS};
+use super::{Access, Context, OpError, Operation};
+use crate::model::{Kind, MemoryType, NewMemory};
+use crate::redact::Redacted;
+use crate::store::state::{AuditReason, ItemType};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `save_memory`: store one durable memory.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct SaveMemory {
+    /// The memory, up to 20000 characters.
+    #[schemars(length(max = 20000))]
+    pub text: String,
+    /// Up to 400 characters. Default: the first 100 characters of text.
+    #[schemars(length(max = 400))]
+    pub title: Option<String>,
+    /// Default: the working directory's project, else default.
+    pub project: Option<String>,
+    /// decision, gotcha, bugfix, feature, refactor, change, discovery or note.
+    #[serde(rename = "type")]
+    #[schemars(extend("default" = "note"))]
+    pub mtype: Option<MemoryType>,
+    /// List it under Pinned in session_start_context.
+    #[serde(default)]
+    pub pinned: bool,
+    /// Where it came from: a note, unless `aletheia capture` says otherwise.
+    #[serde(skip, default = "note_kind")]
+    pub kind: Kind,
+}
+
+fn note_kind() -> Kind {
+    Kind::Note
+}
+
+/// Where a memory was saved, and whether it was already there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Saved {
+    pub id: i64,
+    pub project: String,
+    pub new: bool,
+}
+
+impl Operation for SaveMemory {
+    const NAME: &'static str = "save_memory";
+    const DESCRIPTION: &'static str = "Store one durable memory. Write. Secrets are redacted first. Saving the same project, title and text again returns the existing id.";
+    const ACCESS: Access = Access::Write;
+    const IDEMPOTENT: bool = true;
+    type Output = Saved;
+
+    fn run(self, ctx: &mut Context<'_>) -> Result<Saved, OpError> {
+        let text = policy::required("text", Some(&self.text))?;
+        policy::check_length("text", &text, TEXT_MAX_CHARS)?;
+        let title = policy::optional(self.title);
+        if let Some(t) = &title {
+            policy::check_length("title", t, TITLE_MAX_CHARS)?;
+        }
+        let project = ctx.caller.project_or_default(self.project.as_deref())?;
+        let text = text.trim().replace('\0', "");
+        let m = NewMemory {
+            project: project.clone(),
+            kind: self.kind,
+            mtype: self.mtype.unwrap_or(MemoryType::Note),
+            title: title.map_or_else(|| policy::default_title(&text), |t| t.trim().to_owned()),
+            text,
+            tool: ctx.caller.name.clone(),
+            session_id: None,
+            files: vec![],
+            pinned: self.pinned,
+            created_at: ctx.clock.now(),
+        };
+        let ins = ctx.store.insert(&Redacted::new(m, ctx.redactor))?;
+        Ok(Saved {
+            id: ins.id,
+            project,
+            new: ins.new,
+        })
+    }
+}
+
+/// `dismiss_memory`: hide an item from search and context without deleting it.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct DismissMemory {
+    /// The item id.
+    pub id: i64,
+    /// memory, observation, fact or episode.
+    #[serde(rename = "type")]
+    #[schemars(extend("default" = "memory"))]
+    pub item_type: Option<ItemType>,
+    /// Kept in the audit trail, cut to 300 characters.
+    pub reason: Option<String>,
+}
+
+/// `restore_memory`: undo dismiss_memory.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct RestoreMemory {
+    /// The item id.
+    pub id: i64,
+    /// memory, observation, fact or episode.
+    #[serde(rename = "type")]
+    #[schemars(extend("default" = "memory"))]
+    pub item_type: Option<ItemType>,
+}
+
+/// An item whose dismissed flag was set or cleared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ItemChanged {
+    #[serde(rename = "type")]
+    pub item_type: ItemType,
+    pub id: i64,
+    pub dismissed: bool,
+}
+
+/// Set or clear an item's dismissed flag, as `ctx.caller`.
+fn set_dismissed(
+    ctx: &mut Context<'_>,
+    item_type: ItemType,
+    id: i64,
+    dismissed: bool,
+    reason: Option<String>,
+) -> Result<ItemChanged, OpError> {
+    let missing = || OpError::NotFound(format!("No {} #{id}.", item_type.as_str()));
+    // Another project's item is as unknown to this caller as a missing one.
+    if let Some(project) = ctx.store.item_project(item_type, id)?
+        && !ctx.caller.may_see(&project)
+    {
+        return Err(missing());
+    }
+    let reason = reason.map(|r| Redacted::new(AuditReason(r), ctx.redactor));
+    let changed = ctx.store.set_dismissed(
+        item_type,
+        id,
+        dismissed,
+        reason.as_ref(),
+        &ctx.caller.name,
+        ctx.clock.now(),
+    )?;
+    if !changed {
+        return Err(missing());
+    }
+    Ok(ItemChanged {
+        item_type,
+        id,
+        dismissed,
+    })
+}
+
+impl Operation for DismissMemory {
+    const NAME: &'static str = "dismiss_memory";
+    const DESCRIPTION: &'static str = "Hide an item from search and context without deleting it. Write, reversible with restore_memory.";
+    const ACCESS: Access = Access::Write;
+    const IDEMPOTENT: bool = true;
+    type Output = ItemChanged;
+
+    fn run(self, ctx: &mut Context<'_>) -> Result<ItemChanged, OpError> {
+        let t = self.item_type.unwrap_or(ItemType::Memory);
+        set_dismissed(ctx, t, self.id, true, self.reason)
+    }
+}
+
+impl Operation for RestoreMemory {
+    const NAME: &'static str = "restore_memory";
+    const DESCRIPTION: &'static str = "Undo dismiss_memory. Write.";
+    const ACCESS: Access = Access::Write;
+    const IDEMPOTENT: bool = true;
+    type Output = ItemChanged;
+
+    fn run(self, ctx: &mut Context<'_>) -> Result<ItemChanged, OpError> {
+        let t = self.item_type.unwrap_or(ItemType::Memory);
+        set_dismissed(ctx, t, self.id, false, None)
+    }
+}

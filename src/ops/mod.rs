@@ -1,0 +1,272 @@
+//! The operations layer: every operation on the store, once, with no transport in it.
+//!
+//! The CLI, `aletheia mcp`, and the HTTP front ends to come (REST, MCP over HTTP, the dashboard,
+//! the team hub) only parse a request, call [`call`] and render the result. So an operation's
+//! rules (defaults, limits, validation, permissions) live in one place, and a result is a typed
+//! value each front end renders its own way: the seed's texts for MCP and the terminal, JSON for
+//! scripts, status codes for HTTP.
+//!
+//! An operation is a request type implementing [`Operation`]: its name, its description, and
+//! its [`Access`] are associated constants without defaults, so an operation whose access is not
+//! declared does not compile. MCP's tool list, its annotations and every permission check read
+//! those constants. Everything an operation needs comes in its [`Context`]: the store, the
+//! redactor, the clock and the [`Caller`]; nothing is read from the environment or from globals.
+
+pub mod args;
+pub mod lists;
+pub mod memories;
+pub mod policy;
+pub mod recall;
+pub mod rules;
+pub mod transfer;
+pub mod upkeep;
+
+use crate::config::Paths;
+use crate::redact::Redactor;
+use crate::store::{Store, StoreError};
+use crate::time::Clock;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// What an operation may do to the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    /// Reads only.
+    Read,
+    /// Adds or changes data, reversibly or additively.
+    Write,
+    /// Replaces or rewrites what was there.
+    Destructive,
+}
+
+/// One operation: a typed request that runs against a [`Context`].
+pub trait Operation: DeserializeOwned + schemars::JsonSchema {
+    /// The operation's name, which is also its MCP tool name.
+    const NAME: &'static str;
+    /// What it does, for a model choosing a tool and for `--help`.
+    const DESCRIPTION: &'static str;
+    /// What it may do; checked against the caller before it runs.
+    const ACCESS: Access;
+    /// Whether running it twice with the same request leaves the store as once.
+    const IDEMPOTENT: bool;
+    /// What it returns.
+    type Output: Serialize;
+
+    /// Run it. Called through [`call`], which checks access first.
+    fn run(self, ctx: &mut Context<'_>) -> Result<Self::Output, OpError>;
+}
+
+/// Who is calling, and what they may touch. The CLI and `aletheia mcp` build it from the
+/// environment at their edge; an HTTP front end builds it from the request's token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    /// Stored as a saved memory's tool and a new rule's source.
+    pub name: String,
+    /// The projects it may touch; `None` for every project.
+    pub projects: Option<Vec<String>>,
+    /// Whether it may call write and destructive operations.
+    pub can_write: bool,
+    /// The project an operation uses when the request names none.
+    pub default_project: String,
+}
+
+impl Caller {
+    /// A caller with every right, as the local CLI and stdio MCP server have.
+    pub fn local(name: &str, default_project: &str) -> Caller {
+        Caller {
+            name: name.to_owned(),
+            projects: None,
+            can_write: true,
+            default_project: default_project.to_owned(),
+        }
+    }
+
+    /// Refuse `project` unless this caller may touch it.
+    pub fn check_project(&self, project: &str) -> Result<(), OpError> {
+        match &self.projects {
+            Some(allowed) if !allowed.iter().any(|p| p == project) => Err(OpError::Forbidden(
+                format!("Project \"{project}\" is not allowed for this caller."),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether this caller may touch `project` (for filtering what it may see).
+    pub fn may_see(&self, project: &str) -> bool {
+        self.check_project(project).is_ok()
+    }
+
+    /// The project a request names (blank means none), else the default; checked.
+    pub fn project_or_default(&self, project: Option<&str>) -> Result<String, OpError> {
+        let p = match project.map(str::trim).filter(|p| !p.is_empty()) {
+            Some(p) => p.to_owned(),
+            None => self.default_project.clone(),
+        };
+        self.check_project(&p)?;
+        Ok(p)
+    }
+
+    /// For a filter that may be left open ("every project"): the named project, checked; or,
+    /// for a caller limited to projects, its default project instead of every project.
+    pub fn project_filter(&self, project: Option<&str>) -> Result<Option<String>, OpError> {
+        match project.map(str::trim).filter(|p| !p.is_empty()) {
+            Some(p) => self.check_project(p).map(|()| Some(p.to_owned())),
+            None if self.projects.is_some() => self.project_or_default(None).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Refuse an operation that works across every project unless this caller has them all.
+    pub fn check_every_project(&self, op: &str) -> Result<(), OpError> {
+        if self.projects.is_some() {
+            return Err(OpError::Forbidden(format!(
+                "{op} works on every project; this caller is limited to some."
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// What an operation works with.
+pub struct Context<'a> {
+    pub store: &'a mut Store,
+    pub redactor: &'a Redactor,
+    pub clock: Clock,
+    pub caller: Caller,
+    /// Where the spool lives, for `drain`; `None` where there is no local spool.
+    pub paths: Option<&'a Paths>,
+}
+
+/// Why an operation failed: a kind a front end can map (to an MCP tool error, an exit code, an
+/// HTTP status) and a one-line message that says what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpError {
+    /// The request is malformed or out of range.
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// The request names something that is not there (or not visible to this caller).
+    #[error("{0}")]
+    NotFound(String),
+    /// The caller may not do this.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The store refused the change because it clashes with what is stored.
+    #[error("{0}")]
+    Conflict(String),
+    /// The store could not be read or written.
+    #[error("{0}")]
+    StoreUnavailable(String),
+}
+
+impl OpError {
+    /// The HTTP status for this kind of error.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            OpError::InvalidArgument(_) => 400,
+            OpError::Forbidden(_) => 403,
+            OpError::NotFound(_) => 404,
+            OpError::Conflict(_) => 409,
+            OpError::StoreUnavailable(_) => 503,
+        }
+    }
+}
+
+impl From<StoreError> for OpError {
+    fn from(e: StoreError) -> OpError {
+        if e.is_constraint() {
+            OpError::Conflict(format!("the store refused the change: {e}"))
+        } else {
+            OpError::StoreUnavailable(format!("the store failed: {e}"))
+        }
+    }
+}
+
+/// Run `req` for `ctx.caller`, after checking the operation's declared access.
+pub fn call<O: Operation>(ctx: &mut Context<'_>, req: O) -> Result<O::Output, OpError> {
+    if O::ACCESS != Access::Read && !ctx.caller.can_write {
+        return Err(OpError::Forbidden(format!(
+            "This caller cannot call {}: it may only read.",
+            O::NAME
+        )));
+    }
+    req.run(ctx)
+}
+
+/// An operation seen without its types: what a front end that dispatches by name (MCP, REST,
+/// the hub) needs.
+pub trait Entry: Sync {
+    fn name(&self) -> &'static str;
+    fn description(&self) -> &'static str;
+    fn access(&self) -> Access;
+    fn idempotent(&self) -> bool;
+    /// The request's JSON Schema.
+    fn input_schema(&self) -> serde_json::Value;
+    /// Parse JSON arguments, call, and return the result as JSON.
+    fn call_json(
+        &self,
+        ctx: &mut Context<'_>,
+        args: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<serde_json::Value, OpError>;
+}
+
+/// The [`Entry`] of operation `O`.
+pub struct Op<O>(std::marker::PhantomData<fn() -> O>);
+
+impl<O> Op<O> {
+    pub const ENTRY: Op<O> = Op(std::marker::PhantomData);
+}
+
+impl<O: Operation> Entry for Op<O> {
+    fn name(&self) -> &'static str {
+        O::NAME
+    }
+    fn description(&self) -> &'static str {
+        O::DESCRIPTION
+    }
+    fn access(&self) -> Access {
+        O::ACCESS
+    }
+    fn idempotent(&self) -> bool {
+        O::IDEMPOTENT
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        args::schema::<O>()
+    }
+    fn call_json(
+        &self,
+        ctx: &mut Context<'_>,
+        a: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<serde_json::Value, OpError> {
+        let req = args::parse::<O>(a)?;
+        let out = call(ctx, req)?;
+        serde_json::to_value(out)
+            .map_err(|e| OpError::StoreUnavailable(format!("cannot encode the result: {e}")))
+    }
+}
+
+/// Every operation: the seed's thirteen tools, then those only the command line offers.
+pub static OPERATIONS: &[&dyn Entry] = &[
+    &Op::<recall::Search>::ENTRY,
+    &Op::<recall::Timeline>::ENTRY,
+    &Op::<recall::GetObservations>::ENTRY,
+    &Op::<recall::SessionStartContext>::ENTRY,
+    &Op::<recall::FactHistory>::ENTRY,
+    &Op::<rules::ListRules>::ENTRY,
+    &Op::<lists::WorkStateRead>::ENTRY,
+    &Op::<memories::SaveMemory>::ENTRY,
+    &Op::<rules::AddRule>::ENTRY,
+    &Op::<rules::ConfirmRule>::ENTRY,
+    &Op::<memories::DismissMemory>::ENTRY,
+    &Op::<memories::RestoreMemory>::ENTRY,
+    &Op::<lists::WorkStateWrite>::ENTRY,
+    &Op::<transfer::Import>::ENTRY,
+    &Op::<transfer::Export>::ENTRY,
+    &Op::<upkeep::Scrub>::ENTRY,
+    &Op::<upkeep::Drain>::ENTRY,
+];
+
+/// An operation by name.
+pub fn find(name: &str) -> Option<&'static dyn Entry> {
+    OPERATIONS.iter().copied().find(|e| e.name() == name)
+}

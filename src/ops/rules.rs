@@ -1,0 +1,217 @@
+//! Standing rules: list_rules, add_rule, confirm_rule (also `aletheia rules`).
+//!
+//! A caller limited to projects sees the rules that apply in its default project, and may add
+//! or confirm only rules scoped to one of its projects: a rule for everywhere or for a
+//! situation would speak in projects it may not touch.
+
+use super::policy::{self, NAME_MAX_CHARS, RULE_MAX_CHARS};
+use super::{Access, Caller, Context, OpError, Operation};
+use crate::recall::rules::{self as recall_rules, Rule};
+use crate::redact::Redacted;
+use crate::store::rules::NewRule;
+use crate::store::state::ItemType;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// Where a rule applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScopeTier {
+    Everywhere,
+    Project,
+    Situation,
+}
+
+impl ScopeTier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScopeTier::Everywhere => "everywhere",
+            ScopeTier::Project => "project",
+            ScopeTier::Situation => "situation",
+        }
+    }
+}
+
+impl std::str::FromStr for ScopeTier {
+    type Err = String;
+    fn from_str(s: &str) -> Result<ScopeTier, String> {
+        match s {
+            "everywhere" => Ok(ScopeTier::Everywhere),
+            "project" => Ok(ScopeTier::Project),
+            "situation" => Ok(ScopeTier::Situation),
+            other => Err(format!(
+                "unknown \"{other}\": use everywhere, project or situation."
+            )),
+        }
+    }
+}
+
+crate::serde_via_from_str!(ScopeTier, ["everywhere", "project", "situation"]);
+
+/// Refuse a rule scope a project-limited caller may not write to.
+fn check_scope(caller: &Caller, tier: &str, name: &str) -> Result<(), OpError> {
+    if caller.projects.is_none() {
+        return Ok(());
+    }
+    if tier != "project" {
+        return Err(OpError::Forbidden(format!(
+            "A caller limited to projects can only write project rules, not {tier} rules."
+        )));
+    }
+    caller.check_project(name)
+}
+
+/// `list_rules`: the enabled rules.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct ListRules {}
+
+impl Operation for ListRules {
+    const NAME: &'static str = "list_rules";
+    const DESCRIPTION: &'static str = "List the enabled rules, one per line, with id, date added, source and last-confirmed date. A rule that needs a re-check ends with [re-check: reason]; it stays enabled. Read-only.";
+    const ACCESS: Access = Access::Read;
+    const IDEMPOTENT: bool = true;
+    type Output = Vec<Rule>;
+
+    fn run(self, ctx: &mut Context<'_>) -> Result<Vec<Rule>, OpError> {
+        let project = ctx.caller.project_filter(None)?;
+        Ok(recall_rules::enabled(ctx.store, project.as_deref())?)
+    }
+}
+
+/// `add_rule`: one standing rule.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct AddRule {
+    /// The rule, at most 800 characters.
+    #[schemars(length(max = 800))]
+    pub then: String,
+    /// The situation. Default: always.
+    pub when: Option<String>,
+    /// everywhere, project or situation.
+    #[serde(rename = "scopeTier")]
+    #[schemars(extend("default" = "everywhere"))]
+    pub scope_tier: Option<ScopeTier>,
+    /// The project or situation name.
+    #[serde(rename = "scopeName")]
+    pub scope_name: Option<String>,
+    /// Memory ids the rule rests on.
+    #[serde(default)]
+    pub evidence_memory_ids: Vec<i64>,
+    /// Fact ids the rule rests on.
+    #[serde(default)]
+    pub evidence_fact_ids: Vec<i64>,
+}
+
+/// A rule's id, and whether it was new.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuleSaved {
+    pub id: String,
+    pub new: bool,
+}
+
+impl Operation for AddRule {
+    const NAME: &'static str = "add_rule";
+    const DESCRIPTION: &'static str = "Add one standing rule. Write. Check list_rules first; an identical rule is not added twice.";
+    const ACCESS: Access = Access::Write;
+    const IDEMPOTENT: bool = true;
+    type Output = RuleSaved;
+
+    fn run(self, ctx: &mut Context<'_>) -> Result<RuleSaved, OpError> {
+        let then = policy::required("then", Some(&self.then))?;
+        policy::check_length("then", &then, RULE_MAX_CHARS)?;
+        let when = policy::optional(self.when).unwrap_or_else(|| "always".into());
+        policy::check_length("when", &when, RULE_MAX_CHARS)?;
+        let tier = self.scope_tier.unwrap_or(ScopeTier::Everywhere);
+        let name = self.scope_name.unwrap_or_default();
+        policy::check_length("scopeName", &name, NAME_MAX_CHARS)?;
+        if tier != ScopeTier::Everywhere && name.trim().is_empty() {
+            return Err(OpError::InvalidArgument(format!(
+                "scopeName is required with scopeTier \"{}\".",
+                tier.as_str()
+            )));
+        }
+        let name = if tier == ScopeTier::Everywhere {
+            String::new()
+        } else {
+            name.trim().to_owned()
+        };
+        check_scope(&ctx.caller, tier.as_str(), &name)?;
+        for (ids, item, field) in [
+            (
+                &self.evidence_memory_ids,
+                ItemType::Memory,
+                "evidence_memory_ids",
+            ),
+            (&self.evidence_fact_ids, ItemType::Fact, "evidence_fact_ids"),
+        ] {
+            for id in ids {
+                match ctx.store.item_project(item, *id)? {
+                    Some(p) if ctx.caller.may_see(&p) => {}
+                    _ => {
+                        return Err(OpError::NotFound(format!(
+                            "{field}: no {} #{id}.",
+                            item.as_str()
+                        )));
+                    }
+                }
+            }
+        }
+        let rule = NewRule {
+            when: when.trim().to_owned(),
+            then: then.trim().to_owned(),
+            scope_tier: tier.as_str().to_owned(),
+            scope_name: name,
+            source: ctx.caller.name.clone(),
+            evidence: json!({ "memories": self.evidence_memory_ids, "facts": self.evidence_fact_ids }),
+        };
+        let (id, new) = ctx
+            .store
+            .add_rule(&Redacted::new(rule, ctx.redactor), ctx.clock.now())?;
+        Ok(RuleSaved { id, new })
+    }
+}
+
+/// `confirm_rule`: record that a rule was re-checked.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct ConfirmRule {
+    /// A rule id from list_rules.
+    pub id: String,
+}
+
+/// A rule and when it was confirmed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Confirmed {
+    pub id: String,
+    /// Epoch milliseconds.
+    pub at: i64,
+}
+
+impl Operation for ConfirmRule {
+    const NAME: &'static str = "confirm_rule";
+    const DESCRIPTION: &'static str =
+        "Record that a rule was re-checked: only its last-confirmed date changes. Write.";
+    const ACCESS: Access = Access::Write;
+    const IDEMPOTENT: bool = true;
+    type Output = Confirmed;
+
+    fn run(self, ctx: &mut Context<'_>) -> Result<Confirmed, OpError> {
+        let id = policy::required("id", Some(&self.id))?.trim().to_owned();
+        let missing = || {
+            OpError::NotFound(format!(
+                "No rule with id \"{id}\". list_rules shows the ids."
+            ))
+        };
+        let Some((tier, name)) = ctx.store.rule_scope(&id)? else {
+            return Err(missing());
+        };
+        check_scope(&ctx.caller, &tier, &name)?;
+        let now = ctx.clock.now();
+        if !ctx.store.confirm_rule(&id, now)? {
+            return Err(missing());
+        }
+        Ok(Confirmed { id, at: now })
+    }
+}

@@ -1,0 +1,59 @@
+//! Store-wide upkeep the command line offers: scrub (redact stored rows again with the current
+//! rules) and drain (bring spooled events in now). Both work across every project, so a caller
+//! limited to projects may call neither.
+
+use super::{Access, Context, OpError, Operation};
+use crate::spool::{self, DrainReport};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `scrub`: redact every stored memory again with the current rules.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Scrub {}
+
+/// How many memories a scrub changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Scrubbed {
+    pub changed: usize,
+}
+
+impl Operation for Scrub {
+    const NAME: &'static str = "scrub";
+    const DESCRIPTION: &'static str = "Redact every stored memory again with the current rules; rows that become identical to another are merged into it.";
+    const ACCESS: Access = Access::Destructive;
+    const IDEMPOTENT: bool = true;
+    type Output = Scrubbed;
+
+    fn run(self, ctx: &mut Context<'_>) -> Result<Scrubbed, OpError> {
+        ctx.caller.check_every_project(Self::NAME)?;
+        let redactor = ctx.redactor;
+        let changed = ctx.store.scrub(|s| redactor.redact(s))?;
+        Ok(Scrubbed { changed })
+    }
+}
+
+/// `drain`: store everything spooled now.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Drain {}
+
+impl Operation for Drain {
+    const NAME: &'static str = "drain";
+    const DESCRIPTION: &'static str =
+        "Bring every spooled event into the store now; each is stored once.";
+    const ACCESS: Access = Access::Write;
+    const IDEMPOTENT: bool = true;
+    type Output = DrainReport;
+
+    fn run(self, ctx: &mut Context<'_>) -> Result<DrainReport, OpError> {
+        ctx.caller.check_every_project(Self::NAME)?;
+        let Some(paths) = ctx.paths else {
+            return Err(OpError::NotFound("there is no spool here to drain.".into()));
+        };
+        spool::drain(paths, ctx.store, ctx.redactor).map_err(|e| match e {
+            spool::DrainError::Store(e) => e.into(),
+            spool::DrainError::Spool(e) => OpError::StoreUnavailable(e.to_string()),
+        })
+    }
+}

@@ -1,0 +1,276 @@
+//! The seed's texts for each operation's result: what an MCP client's model reads and what the
+//! command line prints on a terminal. Both show the same words, so they share this one
+//! rendering; JSON output (`--json`, and HTTP later) serialises the result itself instead.
+//!
+//! Times are shown in the clock's time zone (the user's own): dates and minutes bare, full
+//! timestamps with their offset. Stored text is neutralised so it cannot close the
+//! `<aletheia-memory>` block a front end wraps recalled text in.
+
+use crate::model::Memory;
+use crate::ops::{self, Operation};
+use crate::recall::wrap::neutralise;
+use crate::time::Clock;
+
+/// An operation's result as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub text: String,
+    /// Whether the text is recalled memory, which a model must be told is data (MCP wraps it;
+    /// a terminal shows it as it is).
+    pub recalled: bool,
+}
+
+impl Rendered {
+    fn plain(text: impl Into<String>) -> Rendered {
+        Rendered {
+            text: text.into(),
+            recalled: false,
+        }
+    }
+
+    fn recalled(text: impl Into<String>) -> Rendered {
+        Rendered {
+            text: text.into(),
+            recalled: true,
+        }
+    }
+}
+
+/// An operation whose result has a text.
+pub trait Text: Operation {
+    fn text(out: &Self::Output, clock: &Clock) -> Rendered;
+}
+
+/// The index line of a hit: `#ID DATE [type] title (project, tool[, pinned])`.
+pub fn hit_line(m: &Memory, clock: &Clock) -> String {
+    format!(
+        "#{} {} [{}] {} ({}, {}{})",
+        m.id,
+        clock.date(m.created_at),
+        m.mtype,
+        neutralise(&m.title.replace('\n', " ")),
+        m.project,
+        m.tool,
+        if m.pinned { ", pinned" } else { "" }
+    )
+}
+
+impl Text for ops::recall::Search {
+    fn text(r: &Self::Output, clock: &Clock) -> Rendered {
+        if r.hits.is_empty() && r.facts.is_empty() {
+            return Rendered::plain(format!(
+                "No matches. {}",
+                r.reason.as_deref().unwrap_or_default()
+            ));
+        }
+        let mut lines: Vec<String> = r
+            .facts
+            .iter()
+            .map(|f| format!("fact #{} {}", f.id, f.line(clock)))
+            .collect();
+        lines.extend(r.hits.iter().map(|h| hit_line(&h.memory, clock)));
+        Rendered::recalled(lines.join("\n"))
+    }
+}
+
+impl Text for ops::recall::Timeline {
+    /// `→ #1 2026-10-29T19:46 [decision] title` for the anchor, two spaces for the others.
+    fn text(t: &Self::Output, clock: &Clock) -> Rendered {
+        let Some(t) = t else {
+            return Rendered::plain("Nothing to anchor on.");
+        };
+        let lines: Vec<String> = t
+            .rows
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} #{} {} [{}] {}",
+                    if m.id == t.anchor { "→" } else { " " },
+                    m.id,
+                    clock.date_minute(m.created_at),
+                    m.mtype,
+                    neutralise(&m.title.replace('\n', " "))
+                )
+            })
+            .collect();
+        Rendered::recalled(lines.join("\n"))
+    }
+}
+
+impl Text for ops::recall::GetObservations {
+    /// Each memory in full, newest first, separated by `---`.
+    fn text(found: &Self::Output, clock: &Clock) -> Rendered {
+        if found.is_empty() {
+            return Rendered::plain("No memories with those ids.");
+        }
+        let n = neutralise;
+        let parts: Vec<String> = found
+            .iter()
+            .map(|o| {
+                let m = &o.memory;
+                let mut s = format!(
+                    "#{} [{}] {}\n{} · {} · source: {}{}\n{}",
+                    m.id,
+                    m.mtype,
+                    n(&m.title),
+                    n(&m.project),
+                    clock.iso(m.created_at),
+                    n(&m.tool),
+                    if m.pinned { " · pinned" } else { "" },
+                    n(&m.text)
+                );
+                if !o.facts.is_empty() {
+                    s.push_str("\nFacts:");
+                    for f in &o.facts {
+                        s.push_str(&format!("\n- {}", f.line(clock)));
+                    }
+                }
+                if !m.files.is_empty() {
+                    s.push_str(&format!("\nFiles: {}", n(&m.files.join(", "))));
+                }
+                s
+            })
+            .collect();
+        Rendered::recalled(parts.join("\n---\n"))
+    }
+}
+
+impl Text for ops::recall::SessionStartContext {
+    /// The block, which wraps itself.
+    fn text(out: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(out.block.clone())
+    }
+}
+
+impl Text for ops::recall::FactHistory {
+    fn text(out: &Self::Output, clock: &Clock) -> Rendered {
+        if out.facts.is_empty() {
+            return Rendered::plain(format!("No facts found for subject \"{}\".", out.subject));
+        }
+        let lines: Vec<String> = out
+            .facts
+            .iter()
+            .map(|f| format!("- #{} {} [{}]", f.id, f.line(clock), f.project))
+            .collect();
+        Rendered::recalled(lines.join("\n"))
+    }
+}
+
+impl Text for ops::rules::ListRules {
+    fn text(list: &Self::Output, clock: &Clock) -> Rendered {
+        if list.is_empty() {
+            return Rendered::plain("No rules yet. add_rule adds one.");
+        }
+        let lines: Vec<String> = list
+            .iter()
+            .map(|r| {
+                let mut s = format!(
+                    "- {}  {}  (id {}, added {}, source: {}, last confirmed {})",
+                    r.context_line(),
+                    r.scope(),
+                    r.id,
+                    clock.date(r.created_at),
+                    r.source,
+                    clock.date(r.confirmed_at)
+                );
+                if let Some(why) = &r.recheck {
+                    s.push_str(&format!("  [re-check: {why}]"));
+                }
+                s
+            })
+            .collect();
+        Rendered::plain(lines.join("\n"))
+    }
+}
+
+impl Text for ops::lists::WorkStateRead {
+    /// The items as compact JSON.
+    fn text(out: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(match &out.items {
+            Some(items) => items.to_string(),
+            None => format!("No list named \"{}\".", out.list),
+        })
+    }
+}
+
+impl Text for ops::memories::SaveMemory {
+    fn text(s: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(if s.new {
+            format!("Saved as #{} in {}.", s.id, s.project)
+        } else {
+            format!("Already saved as #{}.", s.id)
+        })
+    }
+}
+
+impl Text for ops::rules::AddRule {
+    fn text(r: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(if r.new {
+            format!(
+                "Rule saved ({}). The owner syncs rules to tools from the Rules page.",
+                r.id
+            )
+        } else {
+            format!("That rule is already saved ({}).", r.id)
+        })
+    }
+}
+
+impl Text for ops::rules::ConfirmRule {
+    fn text(c: &Self::Output, clock: &Clock) -> Rendered {
+        Rendered::plain(format!(
+            "Confirmed rule {} on {}. It stays as it is; only the date it was last checked changed.",
+            c.id,
+            clock.date(c.at)
+        ))
+    }
+}
+
+impl Text for ops::memories::DismissMemory {
+    fn text(c: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(format!(
+            "Dismissed {} #{}. It is hidden from search and context; restore_memory undoes this.",
+            c.item_type.as_str(),
+            c.id
+        ))
+    }
+}
+
+impl Text for ops::memories::RestoreMemory {
+    fn text(c: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(format!("Restored {} #{}.", c.item_type.as_str(), c.id))
+    }
+}
+
+impl Text for ops::lists::WorkStateWrite {
+    fn text(s: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(format!(
+            "Saved list \"{}\" with {} item(s) as #{}.",
+            s.list, s.count, s.id
+        ))
+    }
+}
+
+impl Text for ops::transfer::Import {
+    fn text(i: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(format!(
+            "Imported {} memories ({} already present).",
+            i.new, i.duplicates
+        ))
+    }
+}
+
+impl Text for ops::upkeep::Scrub {
+    fn text(s: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(format!("Scrubbed {} memories.", s.changed))
+    }
+}
+
+impl Text for ops::upkeep::Drain {
+    fn text(r: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(format!(
+            "Drained the spool: {} stored, {} already present, {} rejected.",
+            r.stored, r.duplicates, r.rejected
+        ))
+    }
+}
