@@ -95,7 +95,7 @@ fn main() -> ExitCode {
         Command::Export(a) => cli::export::run(a),
         Command::Scrub => cli::scrub::run(json),
         Command::Drain => cli::drain::run(json),
-        Command::Doctor(a) => match cli::doctor::run(a) {
+        Command::Doctor(a) => match cli::doctor::run(a, json) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(2),
             Err(e) => Err(e),

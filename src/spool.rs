@@ -203,9 +203,7 @@ pub fn pending_files(paths: &Paths) -> Vec<PathBuf> {
             for e in entries.flatten() {
                 let name = e.file_name();
                 let name = name.to_string_lossy();
-                if (name.starts_with("draining-") || name.starts_with("pending-"))
-                    && name.ends_with(".jsonl")
-                {
+                if name.starts_with("draining-") && name.ends_with(".jsonl") {
                     out.push(e.path());
                 }
             }
@@ -276,12 +274,10 @@ fn drain_file(
         path: path.to_owned(),
         source,
     };
-    // `draining-` files are spools a drain took aside; `pending-` files, events a hook could not
-    // append to the busy spool. Neither is appended to again.
-    let taken_aside = path.file_name().is_some_and(|n| {
-        let n = n.to_string_lossy();
-        n.starts_with("draining-") || n.starts_with("pending-")
-    });
+    // `draining-` files are spools a drain took aside; nothing appends to them again.
+    let taken_aside = path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("draining-"));
     let mut f = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(f) => f,
         // Another drain finished it first.

@@ -24,30 +24,9 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
-/// `2026-10-29`, in UTC.
-pub fn date(ms: i64) -> String {
-    Clock::utc(ms).date(ms)
-}
-
-/// `19:46`, in UTC.
-pub fn hour_minute(ms: i64) -> String {
-    Clock::utc(ms).hour_minute(ms)
-}
-
-/// `2026-10-29T19:46`, in UTC.
-pub fn date_minute(ms: i64) -> String {
-    Clock::utc(ms).date_minute(ms)
-}
-
-/// `2026-10-29T19:46:45.563Z`: UTC, for JSON and logs that other programs read.
-pub fn iso(ms: i64) -> String {
+/// `2026-10-29T19:46:45.563Z`: UTC, for reports other programs read.
+pub fn iso_utc(ms: i64) -> String {
     Clock::utc(ms).iso(ms)
-}
-
-/// [`Clock::parse`] in UTC; `end_of_day` is [`Bound::End`].
-pub fn parse_time(s: &str, end_of_day: bool) -> Result<i64, String> {
-    let bound = if end_of_day { Bound::End } else { Bound::Start };
-    Clock::utc(now_ms()).parse(s, bound)
 }
 
 /// Which end of a day a bare date means.
@@ -245,6 +224,11 @@ fn instant(ms: i64) -> Timestamp {
 
 #[cfg(test)]
 mod tests {
+    /// A clock in UTC, for formatting checks.
+    const U: Clock = Clock {
+        now: 0,
+        tz: TimeZone::UTC,
+    };
     use super::*;
     use rstest::rstest;
 
@@ -264,15 +248,15 @@ mod tests {
 
     #[test]
     fn formats_known_instants_in_utc() {
-        assert_eq!(date(0), "1970-01-01");
-        assert_eq!(date(-1), "1969-12-31");
-        assert_eq!(iso(-1), "1969-12-31T23:59:59.999Z");
-        assert_eq!(date(AT), "2026-10-29");
-        assert_eq!(hour_minute(AT), "19:46");
-        assert_eq!(date_minute(AT), "2026-10-29T19:46");
-        assert_eq!(iso(AT), "2026-10-29T19:46:45.563Z");
-        assert_eq!(iso(AT - 563), "2026-10-29T19:46:45.000Z");
-        assert_eq!(Clock::utc(0).iso(AT), iso(AT));
+        assert_eq!(U.date(0), "1970-01-01");
+        assert_eq!(U.date(-1), "1969-12-31");
+        assert_eq!(U.iso(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(U.date(AT), "2026-10-29");
+        assert_eq!(U.hour_minute(AT), "19:46");
+        assert_eq!(U.date_minute(AT), "2026-10-29T19:46");
+        assert_eq!(U.iso(AT), "2026-10-29T19:46:45.563Z");
+        assert_eq!(U.iso(AT - 563), "2026-10-29T19:46:45.000Z");
+        assert_eq!(Clock::utc(0).iso(AT), U.iso(AT));
     }
 
     #[test]
@@ -286,7 +270,7 @@ mod tests {
         assert_eq!(berlin.iso(summer), "2026-07-02T00:30:00.000+02:00");
         // Already the next day in Berlin, still the same one in UTC.
         assert_eq!(berlin.date(summer), "2026-07-02");
-        assert_eq!(date(summer), "2026-07-01");
+        assert_eq!(U.date(summer), "2026-07-01");
         let new_york = Clock::new(AT, zone("America/New_York"));
         assert_eq!(new_york.iso(AT), "2026-10-29T15:46:45.563-04:00");
     }
@@ -294,8 +278,8 @@ mod tests {
     #[test]
     fn out_of_range_instants_still_print() {
         // jiff's timestamps stop a day short of its civil range, so every offset stays printable.
-        assert_eq!(iso(i64::MAX), "9999-12-30T22:00:00.999Z");
-        assert_eq!(iso(i64::MIN), "-009999-01-02T01:59:59.000Z");
+        assert_eq!(U.iso(i64::MAX), "9999-12-30T22:00:00.999Z");
+        assert_eq!(U.iso(i64::MIN), "-009999-01-02T01:59:59.000Z");
     }
 
     #[test]
@@ -313,8 +297,8 @@ mod tests {
         let start = utc.parse("2026-03-08", Bound::Start).unwrap();
         assert_eq!(start, ms("2026-03-08T00:00Z"));
         assert_eq!(utc.parse("2026-03-08", Bound::End).unwrap(), start + DAY);
-        assert_eq!(parse_time("2026-03-08", true).unwrap(), start + DAY);
-        assert_eq!(parse_time("2026-03-08", false).unwrap(), start);
+        assert_eq!(U.parse("2026-03-08", Bound::End).unwrap(), start + DAY);
+        assert_eq!(U.parse("2026-03-08", Bound::Start).unwrap(), start);
     }
 
     #[test]
@@ -347,8 +331,11 @@ mod tests {
 
     #[test]
     fn utc_parsing_reads_what_iso_prints() {
-        assert_eq!(parse_time(&iso(AT), false), Ok(AT));
-        assert_eq!(parse_time("2026-10-29T21:46+02:00", false), Ok(AT - 45_563));
+        assert_eq!(U.parse(&U.iso(AT), Bound::Start), Ok(AT));
+        assert_eq!(
+            U.parse("2026-10-29T21:46+02:00", Bound::Start),
+            Ok(AT - 45_563)
+        );
     }
 
     #[rstest]
@@ -409,7 +396,10 @@ mod tests {
 
     #[test]
     fn reads_epoch_milliseconds() {
-        assert_eq!(parse_time("1793304017358", false), Ok(1_793_304_017_358));
+        assert_eq!(
+            U.parse("1793304017358", Bound::Start),
+            Ok(1_793_304_017_358)
+        );
         assert_eq!(
             Clock::new(AT, zone("Asia/Tokyo")).parse(" 1793304017358 ", Bound::End),
             Ok(1_793_304_017_358)
@@ -453,6 +443,6 @@ mod tests {
         for bound in [Bound::Start, Bound::End] {
             assert_eq!(clock.parse(input, bound), Err(message.clone()), "{input:?}");
         }
-        assert_eq!(parse_time(input, true), Err(message));
+        assert_eq!(U.parse(input, Bound::End), Err(message));
     }
 }

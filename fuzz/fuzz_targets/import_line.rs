@@ -1,6 +1,6 @@
 //! Any import line is read as a memory or refused, never a panic.
 #![no_main]
-use aletheia::cli::export::Record;
+use aletheia::ops::transfer::Record;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

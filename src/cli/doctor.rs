@@ -12,9 +12,6 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
-    /// The report as JSON, for bug reports.
-    #[arg(long)]
-    pub json: bool,
     /// Rebuild the search index from the memories, then report.
     #[arg(long = "rebuild-index")]
     pub rebuild_index: bool,
@@ -62,7 +59,7 @@ struct Problem {
     fix: String,
 }
 
-pub fn run(args: DoctorArgs) -> anyhow::Result<bool> {
+pub fn run(args: DoctorArgs, json: bool) -> anyhow::Result<bool> {
     let paths = Paths::from_env();
     if args.rebuild_index {
         let store = Store::open(&paths, OpenOptions::INTERACTIVE)?;
@@ -77,7 +74,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<bool> {
     check_writable(&paths, &mut r);
     check_spool(&paths, &mut r);
     check_hosts(&mut r);
-    if args.json {
+    if json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {
         print_text(&r);
@@ -171,7 +168,7 @@ fn check_store(paths: &Paths, r: &mut Report) {
     {
         r.last_capture = rows
             .flatten()
-            .map(|(t, at)| (t, crate::time::iso(at)))
+            .map(|(t, at)| (t, crate::time::iso_utc(at)))
             .collect();
     }
 }
@@ -251,7 +248,7 @@ fn check_spool(paths: &Paths, r: &mut Report) {
             }
         }
     }
-    r.spool.oldest_waiting = oldest.map(crate::time::iso);
+    r.spool.oldest_waiting = oldest.map(crate::time::iso_utc);
     if r.spool.lines_waiting > 0 {
         problem(
             r,

@@ -21,6 +21,7 @@ pub fn schema<T: JsonSchema>() -> Value {
         })
         .into_generator();
     let mut v = generator.into_root_schema_for::<T>().to_value();
+    single_types(&mut v);
     if let Some(o) = v.as_object_mut() {
         // The operation's description says what it does; the type's doc comment is for readers
         // of the code.
@@ -31,6 +32,35 @@ pub fn schema<T: JsonSchema>() -> Value {
             .or_insert_with(|| Value::Object(Map::new()));
     }
     v
+}
+
+/// Rewrite every `"type": [..]` as one type: `null` dropped (an absent argument is the same as
+/// a `null` one here, and optional fields are simply not required), and two or more types left
+/// as `anyOf` branches, which strict MCP clients ask for instead of type arrays.
+fn single_types(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::Array(ts)) = o.get("type") {
+                let ts: Vec<Value> = ts.iter().filter(|t| *t != "null").cloned().collect();
+                o.remove("type");
+                match ts.as_slice() {
+                    [one] => {
+                        o.insert("type".into(), one.clone());
+                    }
+                    many => {
+                        let branches = many.iter().map(|t| serde_json::json!({ "type": t }));
+                        o.insert("anyOf".into(), Value::Array(branches.collect()));
+                    }
+                }
+            }
+            if let Some(Value::Array(e)) = o.get_mut("enum") {
+                e.retain(|x| !x.is_null());
+            }
+            o.values_mut().for_each(single_types);
+        }
+        Value::Array(items) => items.iter_mut().for_each(single_types),
+        _ => {}
+    }
 }
 
 /// Parse `args` into operation `O`'s request.
@@ -45,9 +75,20 @@ pub fn parse<O: Operation>(args: Map<String, Value>) -> Result<O, OpError> {
         }
     }
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
         for (name, value) in args.iter_mut() {
-            if let Some(prop) = props.get(name) {
-                check_type(name, prop, value)?;
+            match props.get(name) {
+                Some(prop) => check_type(name, prop, value)?,
+                // A misspelt argument would otherwise be ignored and its default used silently.
+                None if closed => {
+                    let known: Vec<&str> = props.keys().map(String::as_str).collect();
+                    return Err(invalid(if known.is_empty() {
+                        format!("unknown argument \"{name}\": this takes no arguments.")
+                    } else {
+                        format!("unknown argument \"{name}\": use {}.", known.join(", "))
+                    }));
+                }
+                None => {}
             }
         }
     }
@@ -66,14 +107,18 @@ fn invalid(message: String) -> OpError {
     OpError::InvalidArgument(message)
 }
 
-/// The JSON types a property's schema allows, besides `null` (which means absent).
+/// The JSON types a property's schema allows: its `type`, or its `anyOf` branches' types.
 fn types(prop: &Value) -> Vec<&str> {
-    let all = match prop.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+    if let Some(t) = prop.get("type").and_then(Value::as_str) {
+        return vec![t];
+    }
+    match prop.get("anyOf") {
+        Some(Value::Array(branches)) => branches
+            .iter()
+            .filter_map(|b| b.get("type").and_then(Value::as_str))
+            .collect(),
         _ => vec![],
-    };
-    all.into_iter().filter(|t| *t != "null").collect()
+    }
 }
 
 /// A float with no fraction as the integer it means; anything else as it is.

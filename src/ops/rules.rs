@@ -207,7 +207,11 @@ impl Operation for ConfirmRule {
         let Some((tier, name)) = ctx.store.rule_scope(&id)? else {
             return Err(missing());
         };
-        check_scope(&ctx.caller, &tier, &name)?;
+        // A rule this caller may not write to is as unknown to it as a missing one: its id is a
+        // hash of its text, so any other answer would confirm a guess about another project.
+        if check_scope(&ctx.caller, &tier, &name).is_err() {
+            return Err(missing());
+        }
         let now = ctx.clock.now();
         if !ctx.store.confirm_rule(&id, now)? {
             return Err(missing());

@@ -129,7 +129,9 @@ impl Operation for Import {
                     pinned: r.pinned,
                     created_at: r.created_at,
                 };
-                (Redacted::new(m, ctx.redactor), r.uid, r.dismissed)
+                // The uid is stored as given, so it passes the same redaction as the rest.
+                let uid = r.uid.map(|u| ctx.redactor.redact(&u));
+                (Redacted::new(m, ctx.redactor), uid, r.dismissed)
             })
             .collect();
         let (new, duplicates) = ctx.store.import(&batch)?;

@@ -231,10 +231,13 @@ impl<T: Redact> Redacted<T> {
 }
 
 impl Redact for NewMemory {
-    /// Title, text and file paths.
+    /// Title, text, file paths, and the tool and session names (an import takes them from
+    /// whatever file it is given).
     fn redact(mut self, r: &Redactor) -> NewMemory {
         self.title = r.redact(&self.title);
         self.text = r.redact(&self.text);
+        self.tool = r.redact(&self.tool);
+        self.session_id = self.session_id.map(|s| r.redact(&s));
         for f in &mut self.files {
             *f = r.redact(f);
         }

@@ -1,0 +1,1036 @@
+//! The operations layer's promises, checked through the library on a real SQLite file.
+//!
+//! Every front end (the CLI, `aletheia mcp`, and the team hub to come) dispatches through
+//! `aletheia::ops::OPERATIONS`, so the rules that keep a caller in its lane live there once.
+//! This file holds them to it:
+//!
+//! 1. Permissions, for every operation in the registry: a read-only caller may call exactly the
+//!    read operations, a caller limited to one project never reaches another project's data,
+//!    and a refused call leaves the store as it was. The table of arguments has a row for every
+//!    registered operation (the test fails when one is missing), so a new operation cannot slip
+//!    past; the team hub is meant to reuse it.
+//! 2. The redaction gate for every stored type (rules, work-state lists, facts, audit reasons,
+//!    memories saved and imported): a planted secret never reaches a byte of the store's files,
+//!    and the read operations return the marker in its place.
+//! 3. The one-line messages `ops::args::parse` gives for JSON of the wrong type.
+
+use aletheia::config::Paths;
+use aletheia::model::{Kind, MemoryType, NewMemory};
+use aletheia::ops::args::parse;
+use aletheia::ops::memories::SaveMemory;
+use aletheia::ops::recall::{GetObservations, Search};
+use aletheia::ops::{Access, Caller, Context, Entry, OPERATIONS, OpError, Operation};
+use aletheia::redact::{Redacted, Redactor};
+use aletheia::spool::{self, SpoolLine};
+use aletheia::store::facts::NewFact;
+use aletheia::store::{OpenOptions, Store};
+use aletheia::time::Clock;
+use rstest::rstest;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// 2026-07-25T16:26:40Z: a fixed instant, so every run stores the same times.
+const T0: i64 = 1_785_000_000_000;
+
+// ---------------------------------------------------------------------------------------------
+// A store in a temporary data directory, and the callers that use it.
+// ---------------------------------------------------------------------------------------------
+
+/// A store in its own data directory, with everything an operation's context needs.
+struct Home {
+    dir: tempfile::TempDir,
+    paths: Paths,
+    store: Store,
+    redactor: Redactor,
+    /// The clock moves a second per call, so a change that only rewrites a timestamp (as
+    /// confirm_rule does) still shows in the store's fingerprint.
+    now: i64,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        // Laid out as the mcp tests do it, with the fallback spool inside the temporary
+        // directory too, so a drain never looks at the real one in $TMPDIR.
+        let paths = Paths {
+            data_dir: dir.path().to_owned(),
+            db: dir.path().join("hub.db"),
+            db_is_explicit: false,
+            spool: dir.path().join("spool/hook-spool.jsonl"),
+            fallback_spool: dir.path().join("fallback/hook-spool.jsonl"),
+        };
+        let store = Store::open_path(&paths.db, OpenOptions::INTERACTIVE).unwrap();
+        Home {
+            dir,
+            paths,
+            store,
+            redactor: Redactor::builtin(),
+            now: T0,
+        }
+    }
+
+    /// Call `entry` as `caller` with JSON arguments, as a front end that dispatches by name does.
+    fn call(&mut self, caller: &Caller, entry: &dyn Entry, args: Value) -> Result<Value, OpError> {
+        self.now += 1000;
+        let mut ctx = Context {
+            store: &mut self.store,
+            redactor: &self.redactor,
+            clock: Clock::utc(self.now),
+            caller: caller.clone(),
+            paths: Some(&self.paths),
+        };
+        entry.call_json(&mut ctx, object(args))
+    }
+
+    /// Call the operation named `name`, which must succeed.
+    fn ok(&mut self, caller: &Caller, name: &str, args: Value) -> Value {
+        let entry = aletheia::ops::find(name).unwrap_or_else(|| panic!("no operation {name}"));
+        self.call(caller, entry, args)
+            .unwrap_or_else(|e| panic!("{name} failed: {e:?}"))
+    }
+
+    /// Every row of every table (except the full-text index, which follows `memories`), so that
+    /// any change a call makes shows as a difference. Cheap: the stores here hold a dozen rows.
+    fn fingerprint(&self) -> BTreeMap<String, Vec<String>> {
+        let conn = self.store.conn();
+        let mut stmt = conn
+            .prepare(
+                "SELECT name FROM sqlite_master WHERE type = 'table'
+                   AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'memories_fts%'",
+            )
+            .unwrap();
+        let tables: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let mut out = BTreeMap::new();
+        for table in tables {
+            let mut stmt = conn.prepare(&format!("SELECT * FROM \"{table}\"")).unwrap();
+            let width = stmt.column_count();
+            let mut rows: Vec<String> = stmt
+                .query_map([], |r| {
+                    (0..width)
+                        .map(|i| r.get::<_, rusqlite::types::Value>(i))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map(|row| format!("{row:?}"))
+                })
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            rows.sort();
+            out.insert(table, rows);
+        }
+        out
+    }
+
+    /// Close the store (its last connection checkpoints the WAL into `hub.db`) and hand back
+    /// the directory, which lives as long as the returned value.
+    fn close(self) -> tempfile::TempDir {
+        drop(self.store);
+        self.dir
+    }
+}
+
+/// A JSON object's map; panics on anything else, as only the tests build these.
+fn object(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        other => panic!("arguments must be an object, not {other}"),
+    }
+}
+
+/// Every right, as the local CLI and stdio MCP server have.
+fn full() -> Caller {
+    Caller::local("test", "shop")
+}
+
+/// Every project, but reads only.
+fn read_only() -> Caller {
+    Caller {
+        can_write: false,
+        ..full()
+    }
+}
+
+/// Reads and writes, but only in `shop`.
+fn shop_only() -> Caller {
+    Caller {
+        projects: Some(vec!["shop".into()]),
+        ..full()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The seeded store: two projects with one of each thing.
+// ---------------------------------------------------------------------------------------------
+
+/// What the seed stored for one project. Every text names its project, so a result that
+/// mentions `billing` is a result that shows billing's data.
+struct Ids {
+    project: &'static str,
+    memory: i64,
+    fact: i64,
+    rule: String,
+}
+
+struct Seed {
+    shop: Ids,
+    billing: Ids,
+}
+
+/// Which project's ids a call targets.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    Shop,
+    Billing,
+}
+
+impl Seed {
+    fn ids(&self, t: Target) -> &Ids {
+        match t {
+            Target::Shop => &self.shop,
+            Target::Billing => &self.billing,
+        }
+    }
+}
+
+/// Seed `shop` and `billing` through the operations, as a full-rights caller would, plus two
+/// things only store-wide upkeep touches: a spooled event (for `drain`) and an old row stored
+/// before its secret's shape had a rule (for `scrub`). So a refused drain or scrub that ran
+/// anyway would show in the fingerprint.
+fn seed(h: &mut Home) -> Seed {
+    let mut project = |p: &'static str| -> Ids {
+        let saved = h.ok(
+            &full(),
+            "save_memory",
+            json!({
+                "text": format!("The {p} ledger cache expires hourly."),
+                "title": format!("{p} ledger cache"),
+                "project": p,
+            }),
+        );
+        let memory = saved["id"].as_i64().unwrap();
+        let fact = NewFact {
+            project: p.into(),
+            subject: "ledger".into(),
+            predicate: "cache ttl".into(),
+            object: format!("one hour in {p}"),
+            confidence: 0.9,
+            source: "rules".into(),
+            memory_id: Some(memory),
+            valid_from: T0,
+        };
+        let fact = h
+            .store
+            .insert_fact(&Redacted::new(fact, &h.redactor), T0)
+            .unwrap();
+        let rule = h.ok(
+            &full(),
+            "add_rule",
+            json!({
+                "then": format!("Run the {p} ledger tests before you commit"),
+                "scopeTier": "project",
+                "scopeName": p,
+            }),
+        );
+        h.ok(
+            &full(),
+            "work_state_write",
+            json!({ "list": "todo", "items": [format!("reconcile the {p} ledger")], "project": p }),
+        );
+        Ids {
+            project: p,
+            memory,
+            fact,
+            rule: rule["id"].as_str().unwrap().to_owned(),
+        }
+    };
+    let seed = Seed {
+        shop: project("shop"),
+        billing: project("billing"),
+    };
+
+    let spooled = NewMemory {
+        project: "billing".into(),
+        kind: Kind::Note,
+        mtype: MemoryType::Note,
+        title: "billing spooled note".into(),
+        text: "billing spooled while the store was locked".into(),
+        tool: "test".into(),
+        session_id: None,
+        files: vec![],
+        pinned: false,
+        created_at: T0,
+    };
+    spool::append(
+        &h.paths,
+        &[SpoolLine::memory(&Redacted::new(spooled, &h.redactor))],
+    )
+    .unwrap();
+    h.store
+        .conn()
+        .execute(
+            "INSERT INTO memories (uid, project, kind, title, text, tool, created_at, content_hash)
+             VALUES ('old-row', 'billing', 'note', 'billing old note', ?1, 'test', ?2, 'old')",
+            rusqlite::params![format!("billing key {}", github_token('o')), T0],
+        )
+        .unwrap();
+    seed
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table: valid arguments for every operation, for either project.
+// ---------------------------------------------------------------------------------------------
+
+/// How a call's arguments reach a project's data; for a caller limited to other projects this
+/// decides how the call must fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// The arguments name the project: refused with `Forbidden`.
+    NamesProject,
+    /// The arguments name the project's items by id: as unknown as a missing id, `NotFound`.
+    ById,
+    /// Neither (ids of a read, or no arguments): the call succeeds and leaves the other
+    /// project's items out of its result.
+    Filtered,
+    /// The operation works on every project at once: refused with `Forbidden`.
+    EveryProject,
+}
+
+/// Arguments for one operation, and how they reach their project.
+struct Row {
+    op: &'static str,
+    reach: Reach,
+    args: fn(&Ids) -> Value,
+}
+
+/// Valid arguments for every operation (some have two rows, to cover a second way in). Add a row
+/// here with every new operation; `rows_for` fails the tests until there is one.
+fn table() -> Vec<Row> {
+    use Reach::*;
+    fn row(op: &'static str, reach: Reach, args: fn(&Ids) -> Value) -> Row {
+        Row { op, reach, args }
+    }
+    vec![
+        row(
+            "search",
+            NamesProject,
+            |p| json!({ "query": "ledger", "project": p.project }),
+        ),
+        row(
+            "timeline",
+            NamesProject,
+            |p| json!({ "anchor": p.memory, "project": p.project }),
+        ),
+        // Without a project, a limited caller's timeline is its default project's.
+        row("timeline", Filtered, |p| json!({ "anchor": p.memory })),
+        row(
+            "get_observations",
+            Filtered,
+            |p| json!({ "ids": [p.memory] }),
+        ),
+        row(
+            "session_start_context",
+            NamesProject,
+            |p| json!({ "project": p.project }),
+        ),
+        row(
+            "fact_history",
+            NamesProject,
+            |p| json!({ "subject": "ledger", "project": p.project }),
+        ),
+        // list_rules takes no project: a limited caller sees its default project's rules.
+        row("list_rules", Filtered, |_| json!({})),
+        row(
+            "work_state_read",
+            NamesProject,
+            |p| json!({ "list": "todo", "project": p.project }),
+        ),
+        row("save_memory", NamesProject, |p| {
+            json!({
+                "text": format!("{} invoices are sent on the 1st", p.project),
+                "project": p.project,
+            })
+        }),
+        row("add_rule", NamesProject, |p| {
+            json!({
+                "then": format!("Ask before touching {} invoices", p.project),
+                "scopeTier": "project",
+                "scopeName": p.project,
+            })
+        }),
+        // Evidence from another project is as unknown as a missing memory.
+        row("add_rule", ById, |p| {
+            json!({ "then": "Cite the ledger cache note", "scopeTier": "project",
+                    "scopeName": "shop", "evidence_memory_ids": [p.memory] })
+        }),
+        row("confirm_rule", ById, |p| json!({ "id": p.rule })),
+        row(
+            "dismiss_memory",
+            ById,
+            |p| json!({ "id": p.memory, "reason": "out of date" }),
+        ),
+        row(
+            "dismiss_memory",
+            ById,
+            |p| json!({ "id": p.fact, "type": "fact" }),
+        ),
+        // Restoring needs nothing dismissed: it clears the flag (and audits) either way.
+        row("restore_memory", ById, |p| json!({ "id": p.memory })),
+        row(
+            "work_state_write",
+            NamesProject,
+            |p| json!({ "list": "todo", "items": ["close the month"], "project": p.project }),
+        ),
+        row("import", NamesProject, |p| {
+            json!({ "records": [{
+                "project": p.project,
+                "kind": "note",
+                "text": format!("{} imported note", p.project),
+                "created_at": T0,
+            }] })
+        }),
+        row("export", NamesProject, |p| json!({ "project": p.project })),
+        row("scrub", EveryProject, |_| json!({})),
+        row("drain", EveryProject, |_| json!({})),
+    ]
+}
+
+/// The rows for a registered operation; fails when it has none, so no operation goes unchecked.
+fn rows_for<'t>(table: &'t [Row], op: &str) -> Vec<&'t Row> {
+    let rows: Vec<&Row> = table.iter().filter(|r| r.op == op).collect();
+    assert!(
+        !rows.is_empty(),
+        "operation {op} has no row in tests/ops.rs's table(): add valid arguments for it"
+    );
+    rows
+}
+
+/// One call on a freshly seeded store, so each result depends on nothing called before it.
+struct Probe {
+    result: Result<Value, OpError>,
+    /// Whether the store differs after the call.
+    changed: bool,
+    /// Whether the spool still holds its line.
+    spool_kept: bool,
+}
+
+fn probe(caller: &Caller, entry: &dyn Entry, args: fn(&Ids) -> Value, target: Target) -> Probe {
+    let mut h = Home::new();
+    let seed = seed(&mut h);
+    let before = h.fingerprint();
+    let result = h.call(caller, entry, args(seed.ids(target)));
+    Probe {
+        result,
+        changed: h.fingerprint() != before,
+        spool_kept: !spool::pending_files(&h.paths).is_empty(),
+    }
+}
+
+fn is_forbidden(r: &Result<Value, OpError>) -> bool {
+    matches!(r, Err(OpError::Forbidden(_)))
+}
+
+fn is_not_found(r: &Result<Value, OpError>) -> bool {
+    matches!(r, Err(OpError::NotFound(_)))
+}
+
+/// Whether a result shows anything of billing's (every seeded billing text names billing).
+fn shows_billing(r: &Result<Value, OpError>) -> bool {
+    r.as_ref()
+        .is_ok_and(|v| v.to_string().to_lowercase().contains("billing"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Permissions
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn the_table_covers_exactly_the_registered_operations() {
+    let table = table();
+    for entry in OPERATIONS {
+        rows_for(&table, entry.name());
+    }
+    for row in &table {
+        assert!(
+            aletheia::ops::find(row.op).is_some(),
+            "the table has a row for {}, which is not registered",
+            row.op
+        );
+    }
+}
+
+/// The table's arguments are valid: with every right, each call succeeds for either project.
+/// So when a narrower caller is refused, it is for its rights, not for a bad argument. And each
+/// write does change the store, so the fingerprint the other tests compare would show a refused
+/// call that ran anyway.
+#[test]
+fn every_row_succeeds_for_a_caller_with_every_right() {
+    let table = table();
+    let mut wrong = Vec::new();
+    for entry in OPERATIONS {
+        let name = entry.name();
+        for row in rows_for(&table, name) {
+            for target in [Target::Shop, Target::Billing] {
+                let p = probe(&full(), *entry, row.args, target);
+                if p.result.is_err() {
+                    wrong.push(format!("{name} on {target:?}: {:?}", p.result));
+                }
+                let changed = p.changed || !p.spool_kept;
+                if changed != (entry.access() != Access::Read) {
+                    wrong.push(format!(
+                        "{name} ({:?}) on {target:?}: changed the store: {changed}",
+                        entry.access()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_read_only_caller_may_call_exactly_the_read_operations() {
+    let table = table();
+    let mut wrong = Vec::new();
+    for entry in OPERATIONS {
+        let allowed = entry.access() == Access::Read;
+        for row in rows_for(&table, entry.name()) {
+            let p = probe(&read_only(), *entry, row.args, Target::Billing);
+            let name = entry.name();
+            match (&p.result, allowed) {
+                (Ok(_), true) => {}
+                (r, false) if is_forbidden(r) => {}
+                (r, _) => wrong.push(format!(
+                    "{name} ({:?}): expected {}, got {r:?}",
+                    entry.access(),
+                    if allowed { "Ok" } else { "Forbidden" }
+                )),
+            }
+            // Allowed or refused, nothing a read-only caller does may change the store.
+            if p.changed || !p.spool_kept {
+                wrong.push(format!("{name}: a read-only call changed the store"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_caller_limited_to_shop_cannot_reach_billing() {
+    let table = table();
+    let mut wrong = Vec::new();
+    for entry in OPERATIONS {
+        let name = entry.name();
+        for &Row { reach, args, .. } in rows_for(&table, name) {
+            let p = probe(&shop_only(), *entry, args, Target::Billing);
+            let (expected, fits) = match reach {
+                Reach::NamesProject | Reach::EveryProject => ("Forbidden", is_forbidden(&p.result)),
+                Reach::ById => ("NotFound", is_not_found(&p.result)),
+                Reach::Filtered => ("Ok", p.result.is_ok()),
+            };
+            if !fits {
+                wrong.push(format!(
+                    "{name} ({reach:?}) on billing: expected {expected}, got {:?}",
+                    p.result
+                ));
+            }
+            if shows_billing(&p.result) {
+                wrong.push(format!("{name} showed billing's data: {:?}", p.result));
+            }
+            // A refused call, or a read, leaves the store as it was.
+            let must_not_change = p.result.is_err() || entry.access() == Access::Read;
+            if must_not_change && (p.changed || !p.spool_kept) {
+                wrong.push(format!("{name} ({reach:?}) on billing changed the store"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_caller_limited_to_shop_may_call_everything_on_shop_but_store_wide_upkeep() {
+    let table = table();
+    let mut wrong = Vec::new();
+    for entry in OPERATIONS {
+        let name = entry.name();
+        for &Row { reach, args, .. } in rows_for(&table, name) {
+            let p = probe(&shop_only(), *entry, args, Target::Shop);
+            if reach == Reach::EveryProject {
+                if !is_forbidden(&p.result) {
+                    wrong.push(format!("{name}: expected Forbidden, got {:?}", p.result));
+                }
+                if p.changed || !p.spool_kept {
+                    wrong.push(format!("{name}: a refused call changed the store"));
+                }
+            } else if p.result.is_err() {
+                wrong.push(format!("{name} on shop: {:?}", p.result));
+            }
+            if shows_billing(&p.result) {
+                wrong.push(format!(
+                    "{name} on shop showed billing's data: {:?}",
+                    p.result
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Reads that may leave the project open: for a limited caller they cover its projects only.
+#[rstest]
+#[case::search("search", json!({ "query": "ledger" }))]
+#[case::timeline_by_query("timeline", json!({ "query": "ledger" }))]
+#[case::fact_history("fact_history", json!({ "subject": "ledger" }))]
+#[case::export("export", json!({}))]
+#[case::list_rules("list_rules", json!({}))]
+fn reads_without_a_project_show_a_limited_caller_only_its_projects(
+    #[case] op: &str,
+    #[case] args: Value,
+) {
+    let mut h = Home::new();
+    seed(&mut h);
+    // The same call with every right sees both projects, so the query does reach billing.
+    let everything = h.ok(&full(), op, args.clone()).to_string();
+    assert!(everything.contains("billing"), "{everything}");
+    let shop = h.ok(&shop_only(), op, args).to_string();
+    assert!(shop.contains("shop"), "{shop}");
+    assert!(!shop.contains("billing"), "{shop}");
+}
+
+#[test]
+fn a_limited_caller_searching_every_project_gets_only_shop_rows() {
+    let mut h = Home::new();
+    seed(&mut h);
+    let found = h.ok(&shop_only(), "search", json!({ "query": "ledger" }));
+    let projects = |key: &str| -> Vec<String> {
+        found[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| row["project"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // Hits and facts both: the facts come first in a search and are filtered on their own.
+    for key in ["hits", "facts"] {
+        let projects = projects(key);
+        assert!(!projects.is_empty(), "no {key}: {found}");
+        assert!(projects.iter().all(|p| p == "shop"), "{key}: {projects:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. The redaction gate
+// ---------------------------------------------------------------------------------------------
+
+/// A GitHub token (`ghp_` and 36 or more letters and digits) whose body starts with `tag`, so
+/// each field gets its own and a leak names its field.
+fn github_token(tag: char) -> String {
+    format!("ghp_{tag}Q7vL4pT8wZ3nB6cF1hJ5dS0gY2aE7uR9xK2m")
+}
+
+/// An Anthropic key (`sk-ant-api03-` and 20 or more key characters), tagged likewise.
+fn anthropic_key(tag: char) -> String {
+    format!("sk-ant-api03-{tag}Zr8Kq2Lm5Np7Tv9Wx3Yb6Cd1Fg4Hj0Ks8Qe")
+}
+
+const GITHUB_MARKER: &str = "[redacted:github-token]";
+const ANTHROPIC_MARKER: &str = "[redacted:anthropic-key]";
+
+/// A secret planted in one field.
+struct Planted {
+    field: &'static str,
+    secret: String,
+}
+
+/// The secrets `plant` uses, by field.
+struct Secrets {
+    rule_then: String,
+    rule_when: String,
+    rule_scope: String,
+    list_item: String,
+    list_password: String,
+    list_name: String,
+    fact_object: String,
+    fact_predicate: String,
+    dismiss_reason: String,
+    saved_text: String,
+    saved_title: String,
+    imported_text: String,
+    imported_file: String,
+}
+
+impl Secrets {
+    fn new() -> Secrets {
+        Secrets {
+            rule_then: github_token('a'),
+            rule_when: anthropic_key('b'),
+            rule_scope: github_token('c'),
+            list_item: github_token('d'),
+            // Not a known shape: caught because the JSON puts it after `"password":`.
+            list_password: "hunter2hunter2".into(),
+            list_name: github_token('e'),
+            fact_object: github_token('f'),
+            fact_predicate: anthropic_key('g'),
+            dismiss_reason: anthropic_key('h'),
+            saved_text: github_token('i'),
+            saved_title: anthropic_key('j'),
+            imported_text: github_token('k'),
+            imported_file: github_token('l'),
+        }
+    }
+
+    fn all(&self) -> Vec<Planted> {
+        let p = |field, secret: &String| Planted {
+            field,
+            secret: secret.clone(),
+        };
+        vec![
+            p("rule then", &self.rule_then),
+            p("rule when", &self.rule_when),
+            p("rule scopeName", &self.rule_scope),
+            p("list item", &self.list_item),
+            p("list object value", &self.list_password),
+            p("list name", &self.list_name),
+            p("fact object", &self.fact_object),
+            p("fact predicate", &self.fact_predicate),
+            p("dismiss reason", &self.dismiss_reason),
+            p("saved memory text", &self.saved_text),
+            p("saved memory title", &self.saved_title),
+            p("imported memory text", &self.imported_text),
+            p("imported memory file", &self.imported_file),
+        ]
+    }
+}
+
+/// The texts `plant` writes, so the read-back can compare whole values.
+fn rule_then(s: &Secrets) -> String {
+    format!("Push with {} only from CI", s.rule_then)
+}
+fn rule_when(s: &Secrets) -> String {
+    format!("calling the API with {}", s.rule_when)
+}
+fn rule_scope(s: &Secrets) -> String {
+    format!("deploys with {}", s.rule_scope)
+}
+fn list_name(s: &Secrets) -> String {
+    format!("release {}", s.list_name)
+}
+
+/// Write a secret into every stored type through its write path.
+fn plant(h: &mut Home, s: &Secrets) {
+    h.ok(
+        &full(),
+        "add_rule",
+        json!({
+            "then": rule_then(s),
+            "when": rule_when(s),
+            "scopeTier": "situation",
+            "scopeName": rule_scope(s),
+        }),
+    );
+    h.ok(
+        &full(),
+        "work_state_write",
+        json!({
+            "list": "todo",
+            "items": [format!("rotate {}", s.list_item), { "password": s.list_password }],
+        }),
+    );
+    h.ok(
+        &full(),
+        "work_state_write",
+        json!({ "list": list_name(s), "items": ["tag the release"] }),
+    );
+    let fact = NewFact {
+        project: "shop".into(),
+        subject: "ci".into(),
+        predicate: format!("signs with {}", s.fact_predicate),
+        object: s.fact_object.clone(),
+        confidence: 0.9,
+        source: "rules".into(),
+        memory_id: None,
+        valid_from: T0,
+    };
+    h.store
+        .insert_fact(&Redacted::new(fact, &h.redactor), T0)
+        .unwrap();
+    let saved = h.ok(
+        &full(),
+        "save_memory",
+        json!({
+            "text": format!("Deploy with {}", s.saved_text),
+            "title": format!("Deploy key {}", s.saved_title),
+        }),
+    );
+    h.ok(
+        &full(),
+        "dismiss_memory",
+        json!({ "id": saved["id"], "reason": format!("pasted {}", s.dismiss_reason) }),
+    );
+    // Restored, so search finds it again for the read-back.
+    h.ok(&full(), "restore_memory", json!({ "id": saved["id"] }));
+    h.ok(
+        &full(),
+        "import",
+        json!({ "records": [{
+            "project": "shop",
+            "kind": "note",
+            "title": "Imported deploy note",
+            "text": format!("Imported: deploy with {}", s.imported_text),
+            "files": [format!("/srv/{}/config.yml", s.imported_file)],
+            "created_at": T0,
+        }] }),
+    );
+}
+
+/// Each planted shape is one the builtin rules catch; otherwise the tests below prove nothing.
+#[test]
+fn every_planted_secret_is_a_shape_the_redactor_catches() {
+    let r = Redactor::builtin();
+    for p in Secrets::new().all() {
+        if p.field == "list object value" {
+            continue; // Caught by its key, checked below.
+        }
+        let text = format!("x {} y", p.secret);
+        assert!(!r.redact(&text).contains(&p.secret), "{}", p.field);
+    }
+    let json = json!({ "password": "hunter2hunter2" });
+    assert_eq!(
+        Redacted::new(json, &r),
+        Redacted::new(json!({ "password": "[redacted]" }), &r)
+    );
+}
+
+/// The read operations return what was stored: the marker where the secret was.
+#[test]
+fn the_read_operations_return_the_markers_not_the_secrets() {
+    let s = Secrets::new();
+    let mut h = Home::new();
+    plant(&mut h, &s);
+    let redact = |text: String| {
+        text.replace(&s.rule_then, GITHUB_MARKER)
+            .replace(&s.rule_when, ANTHROPIC_MARKER)
+            .replace(&s.rule_scope, GITHUB_MARKER)
+            .replace(&s.list_name, GITHUB_MARKER)
+    };
+    let mut outputs = Vec::new();
+
+    let rules = h.ok(&full(), "list_rules", json!({}));
+    let rule = &rules[0];
+    assert_eq!(rule["then"], redact(rule_then(&s)), "{rules}");
+    assert_eq!(rule["when"], redact(rule_when(&s)), "{rules}");
+    assert_eq!(rule["scope_name"], redact(rule_scope(&s)), "{rules}");
+    outputs.push(rules);
+
+    let todo = h.ok(&full(), "work_state_read", json!({ "list": "todo" }));
+    assert_eq!(
+        todo["items"],
+        json!([format!("rotate {GITHUB_MARKER}"), { "password": "[redacted]" }]),
+        "{todo}"
+    );
+    outputs.push(todo);
+    // The name was redacted before it was stored, so the list is found under the marker.
+    let release = h.ok(
+        &full(),
+        "work_state_read",
+        json!({ "list": redact(list_name(&s)) }),
+    );
+    assert_eq!(release["items"], json!(["tag the release"]), "{release}");
+    outputs.push(release);
+
+    let facts = h.ok(&full(), "fact_history", json!({ "subject": "ci" }));
+    assert_eq!(facts["facts"][0]["object"], GITHUB_MARKER, "{facts}");
+    assert_eq!(
+        facts["facts"][0]["predicate"],
+        format!("signs with {ANTHROPIC_MARKER}"),
+        "{facts}"
+    );
+    outputs.push(facts);
+
+    let found = h.ok(&full(), "search", json!({ "query": "deploy" }));
+    let hit = |title: &str| {
+        found["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["title"] == title)
+            .unwrap_or_else(|| panic!("no hit titled {title}: {found}"))
+            .clone()
+    };
+    let saved = hit(&format!("Deploy key {ANTHROPIC_MARKER}"));
+    assert_eq!(saved["text"], format!("Deploy with {GITHUB_MARKER}"));
+    let imported = hit("Imported deploy note");
+    assert_eq!(
+        imported["text"],
+        format!("Imported: deploy with {GITHUB_MARKER}")
+    );
+    assert_eq!(
+        imported["files"],
+        json!([format!("/srv/{GITHUB_MARKER}/config.yml")])
+    );
+    outputs.push(found);
+
+    // The audit trail has no read operation yet; its reason is read from the table.
+    let reason: String = h
+        .store
+        .conn()
+        .query_row(
+            "SELECT reason FROM audit WHERE action = 'dismiss'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(reason, format!("pasted {ANTHROPIC_MARKER}"));
+
+    for out in outputs {
+        let text = out.to_string();
+        for p in s.all() {
+            assert!(!text.contains(&p.secret), "{} came back: {text}", p.field);
+        }
+    }
+}
+
+/// Every file of the data directory, below `dir`, with its bytes.
+fn files_below(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files_below(&path));
+        } else {
+            let bytes = std::fs::read(&path).unwrap();
+            out.push((path, bytes));
+        }
+    }
+    out
+}
+
+fn occurs(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The gate holds on disk: after every write path has stored its secret and the store is
+/// closed, no file in the data directory (hub.db, and a -wal or -shm left behind) holds a
+/// secret's bytes, nor the random part that follows a token's prefix.
+#[test]
+fn no_secret_reaches_a_byte_of_the_store_files() {
+    let s = Secrets::new();
+    let mut h = Home::new();
+    plant(&mut h, &s);
+    let dir = h.close();
+
+    let files = files_below(dir.path());
+    let db = files
+        .iter()
+        .find(|(p, _)| p.file_name().is_some_and(|n| n == "hub.db"))
+        .expect("hub.db");
+    // The markers are there, so the rows reached the file and the search below is meaningful.
+    assert!(occurs(&db.1, GITHUB_MARKER.as_bytes()));
+    assert!(occurs(&db.1, ANTHROPIC_MARKER.as_bytes()));
+
+    for p in s.all() {
+        let body = p
+            .secret
+            .strip_prefix("ghp_")
+            .or_else(|| p.secret.strip_prefix("sk-ant-api03-"))
+            .unwrap_or(&p.secret);
+        for (path, bytes) in &files {
+            for needle in [p.secret.as_str(), body] {
+                assert!(
+                    !occurs(bytes, needle.as_bytes()),
+                    "the {} secret ({needle}) is in {}",
+                    p.field,
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Argument parsing
+// ---------------------------------------------------------------------------------------------
+
+/// The message `parse` gives for arguments operation `O` must refuse.
+fn refusal<O: Operation>(args: Value) -> String {
+    match parse::<O>(object(args)) {
+        Ok(_) => panic!("{} accepted the arguments", O::NAME),
+        Err(OpError::InvalidArgument(m)) => m,
+        Err(e) => panic!("{} refused with the wrong kind: {e:?}", O::NAME),
+    }
+}
+
+#[rstest]
+#[case::not_a_string(refusal::<SaveMemory>(json!({ "text": 5 })), "text must be a string.")]
+#[case::not_a_flag(
+    refusal::<SaveMemory>(json!({ "text": "x", "pinned": "yes" })),
+    "pinned must be true or false."
+)]
+#[case::ids_not_numbers(
+    refusal::<GetObservations>(json!({ "ids": ["a"] })),
+    "ids must be an array of numbers."
+)]
+#[case::ids_not_whole(
+    refusal::<GetObservations>(json!({ "ids": [1.5] })),
+    "ids must be an array of whole numbers."
+)]
+#[case::limit_not_whole(
+    refusal::<Search>(json!({ "limit": 2.5 })),
+    "limit must be a whole number."
+)]
+#[case::limit_not_a_number(refusal::<Search>(json!({ "limit": "5" })), "limit must be a number.")]
+#[case::missing(refusal::<SaveMemory>(json!({})), "text is required.")]
+#[case::null_is_missing(refusal::<GetObservations>(json!({ "ids": null })), "ids is required.")]
+fn bad_json_types_get_one_line_naming_the_argument(#[case] got: String, #[case] want: &str) {
+    assert_eq!(got, want);
+}
+
+#[test]
+fn whole_floats_count_as_integers_and_null_as_absent() {
+    let s = parse::<Search>(object(
+        json!({ "query": "x", "limit": 2.0, "offset": null }),
+    ))
+    .unwrap();
+    assert_eq!((s.limit, s.offset), (Some(2), None));
+    let m = parse::<SaveMemory>(object(
+        json!({ "text": "x", "title": null, "pinned": null }),
+    ))
+    .unwrap();
+    assert_eq!((m.title, m.pinned), (None, false));
+    let o = parse::<GetObservations>(object(json!({ "ids": [3.0, 4] }))).unwrap();
+    assert_eq!(o.ids, [3, 4]);
+}
+
+/// An import record's `tool`, `session_id` and `uid` come from whatever file is given, so they
+/// pass the gate too: no secret in an imported file's metadata may reach the store's files.
+#[test]
+fn import_lets_no_secret_through_in_a_records_metadata() {
+    let secrets = [github_token('t'), anthropic_key('s'), github_token('u')];
+    let mut h = Home::new();
+    let _ = h.call(
+        &full(),
+        aletheia::ops::find("import").unwrap(),
+        json!({ "records": [{
+            "project": "shop",
+            "kind": "note",
+            "text": "an imported note",
+            "tool": secrets[0],
+            "session_id": secrets[1],
+            "uid": secrets[2],
+            "created_at": T0,
+        }] }),
+    );
+    let dir = h.close();
+    for (path, bytes) in files_below(dir.path()) {
+        for secret in &secrets {
+            assert!(
+                !occurs(&bytes, secret.as_bytes()),
+                "{secret} is in {}",
+                path.display()
+            );
+        }
+    }
+}
