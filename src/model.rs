@@ -112,7 +112,9 @@ pub struct NewMemory {
     pub mtype: MemoryType,
     pub title: String,
     pub text: String,
-    pub tool: String,
+    /// The coding tool it came from (stored, and written, as `tool`).
+    #[serde(rename = "tool")]
+    pub host: String,
     pub session_id: Option<String>,
     pub files: Vec<String>,
     pub pinned: bool,
@@ -131,7 +133,9 @@ pub struct Memory {
     pub mtype: MemoryType,
     pub title: String,
     pub text: String,
-    pub tool: String,
+    /// The coding tool it came from (stored, and written, as `tool`).
+    #[serde(rename = "tool")]
+    pub host: String,
     pub session_id: Option<String>,
     pub files: Vec<String>,
     pub pinned: bool,

@@ -32,7 +32,8 @@ pub enum SpoolLine {
 #[serde(rename_all = "camelCase")]
 pub struct SpoolMemory {
     pub project: String,
-    pub tool: String,
+    #[serde(rename = "tool")]
+    pub host: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     pub kind: Kind,
@@ -51,7 +52,8 @@ pub struct SpoolMemory {
 #[serde(rename_all = "camelCase")]
 pub struct SpoolQueue {
     pub project: String,
-    pub tool: String,
+    #[serde(rename = "tool")]
+    pub host: String,
     pub session_id: String,
 }
 
@@ -62,7 +64,7 @@ impl SpoolLine {
         SpoolLine::Memory {
             memory: SpoolMemory {
                 project: m.project.clone(),
-                tool: m.tool.clone(),
+                host: m.host.clone(),
                 session_id: m.session_id.clone(),
                 kind: m.kind,
                 mtype: m.mtype,
@@ -373,7 +375,7 @@ fn store_lines(
                         mtype: memory.mtype,
                         title: memory.title.clone(),
                         text: memory.narrative.clone(),
-                        tool: memory.tool.clone(),
+                        host: memory.host.clone(),
                         session_id: memory.session_id.clone(),
                         files: memory.files.clone(),
                         pinned: memory.pinned,
@@ -386,10 +388,10 @@ fn store_lines(
                 } else {
                     dups += 1;
                 }
-                touch_capture(tx, &memory.tool, *at)?;
+                touch_capture(tx, &memory.host, *at)?;
             }
             SpoolLine::Queue { queue, at } => {
-                enqueue_tx(tx, &queue.project, &queue.session_id, &queue.tool, *at)?;
+                enqueue_tx(tx, &queue.project, &queue.session_id, &queue.host, *at)?;
                 stored += 1;
             }
         }

@@ -50,7 +50,7 @@ pub fn hit_line(m: &Memory, clock: &Clock) -> String {
         m.mtype,
         neutralise(&m.title.replace('\n', " ")),
         m.project,
-        m.tool,
+        m.host,
         if m.pinned { ", pinned" } else { "" }
     )
 }
@@ -115,7 +115,7 @@ impl Text for ops::recall::GetObservations {
                     n(&m.title),
                     n(&m.project),
                     clock.iso(m.created_at),
-                    n(&m.tool),
+                    n(&m.host),
                     if m.pinned { " · pinned" } else { "" },
                     n(&m.text)
                 );

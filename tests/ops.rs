@@ -258,7 +258,7 @@ fn seed(h: &mut Home) -> Seed {
         mtype: MemoryType::Note,
         title: "billing spooled note".into(),
         text: "billing spooled while the store was locked".into(),
-        tool: "test".into(),
+        host: "test".into(),
         session_id: None,
         files: vec![],
         pinned: false,

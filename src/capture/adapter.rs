@@ -132,7 +132,7 @@ impl Adapter {
                     title
                 },
                 text,
-                tool: self.host.clone(),
+                host: self.host.clone(),
                 session_id: session_id.clone(),
                 files,
                 pinned: false,

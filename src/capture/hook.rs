@@ -28,9 +28,9 @@ const FINISHED: u8 = 1;
 const TIMED_OUT: u8 = 2;
 
 /// Run the hook. Always returns exit code 0: the host must never see us fail.
-pub fn run(tool: &str, event: &str) -> i32 {
+pub fn run(host: &str, event: &str) -> i32 {
     let started = Instant::now();
-    let adapter = match adapter::load(tool) {
+    let adapter = match adapter::load(host) {
         Some(Ok(a)) => a,
         Some(Err(e)) => {
             eprintln!("aletheia: {e}");
@@ -38,7 +38,7 @@ pub fn run(tool: &str, event: &str) -> i32 {
         }
         None => {
             eprintln!(
-                "aletheia: unknown tool \"{tool}\" for hook: use one of {}.",
+                "aletheia: unknown tool \"{host}\" for hook: use one of {}.",
                 adapter::hosts().join(", ")
             );
             return 0;
@@ -77,7 +77,7 @@ pub fn run(tool: &str, event: &str) -> i32 {
         lines.push(SpoolLine::Queue {
             queue: SpoolQueue {
                 project: capture.project.clone(),
-                tool: adapter.host.clone(),
+                host: adapter.host.clone(),
                 session_id: session.clone(),
             },
             at: crate::time::now_ms(),

@@ -67,8 +67,12 @@ pub fn run(args: SearchArgs, json: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     use std::io::Write;
     if json {
+        // One object per hit, so a script can stream them; why nothing matched goes to stderr.
         for h in &result.hits {
             writeln!(out, "{}", serde_json::to_string(h)?)?;
+        }
+        if let (true, Some(reason)) = (result.hits.is_empty(), &result.reason) {
+            eprintln!("aletheia: no matches: {reason}");
         }
         return Ok(());
     }

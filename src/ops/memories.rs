@@ -67,7 +67,7 @@ impl Operation for SaveMemory {
             mtype: self.mtype.unwrap_or(MemoryType::Note),
             title: title.map_or_else(|| policy::default_title(&text), |t| t.trim().to_owned()),
             text,
-            tool: ctx.caller.name.clone(),
+            host: ctx.caller.name.clone(),
             session_id: None,
             files: vec![],
             pinned: self.pinned,

@@ -25,8 +25,9 @@ pub struct Record {
     #[serde(default)]
     pub title: Option<String>,
     pub text: String,
-    #[serde(default = "default_tool")]
-    pub tool: String,
+    /// The coding tool it came from.
+    #[serde(rename = "tool", default = "default_host")]
+    pub host: String,
     #[serde(default)]
     pub session_id: Option<String>,
     #[serde(default)]
@@ -46,7 +47,7 @@ fn default_type() -> MemoryType {
     MemoryType::Note
 }
 
-fn default_tool() -> String {
+fn default_host() -> String {
     "import".into()
 }
 
@@ -68,7 +69,7 @@ impl From<Memory> for Record {
             mtype: m.mtype,
             title: Some(m.title),
             text: m.text,
-            tool: m.tool,
+            host: m.host,
             session_id: m.session_id,
             files: m.files,
             pinned: m.pinned,
@@ -123,7 +124,7 @@ impl Operation for Import {
                     mtype: r.mtype,
                     title: cut_chars(&title, TITLE_MAX_CHARS),
                     text: crate::capture::template::cut(&r.text.replace('\0', ""), IMPORT_TEXT_MAX),
-                    tool: r.tool,
+                    host: r.host,
                     session_id: r.session_id,
                     files: r.files,
                     pinned: r.pinned,

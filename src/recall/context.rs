@@ -30,7 +30,7 @@ const WINDOW: usize = 400;
 pub struct ContextOptions {
     pub project: String,
     /// The calling host.
-    pub tool: String,
+    pub host: String,
     /// Recent unpinned memories, 1 to 100.
     pub limit: usize,
     pub max_chars: usize,
@@ -38,10 +38,10 @@ pub struct ContextOptions {
 
 impl ContextOptions {
     /// The defaults for a project.
-    pub fn for_project(project: &str, tool: &str) -> ContextOptions {
+    pub fn for_project(project: &str, host: &str) -> ContextOptions {
         ContextOptions {
             project: project.to_owned(),
-            tool: tool.to_owned(),
+            host: host.to_owned(),
             limit: 20,
             max_chars: MAX_CHARS,
         }
@@ -274,7 +274,7 @@ mod tests {
             mtype,
             title: title.into(),
             text: title.into(),
-            tool: "cli".into(),
+            host: "cli".into(),
             session_id: session.map(Into::into),
             files: vec![],
             pinned,

@@ -231,12 +231,12 @@ impl<T: Redact> Redacted<T> {
 }
 
 impl Redact for NewMemory {
-    /// Title, text, file paths, and the tool and session names (an import takes them from
+    /// Title, text, file paths, and the coding tool and session names (an import takes them from
     /// whatever file it is given).
     fn redact(mut self, r: &Redactor) -> NewMemory {
         self.title = r.redact(&self.title);
         self.text = r.redact(&self.text);
-        self.tool = r.redact(&self.tool);
+        self.host = r.redact(&self.host);
         self.session_id = self.session_id.map(|s| r.redact(&s));
         for f in &mut self.files {
             *f = r.redact(f);

@@ -58,7 +58,7 @@ pub(crate) fn insert_tx(
                 m.mtype.as_str(),
                 m.title,
                 m.text,
-                m.tool,
+                m.host,
                 m.session_id,
                 files,
                 m.pinned,
@@ -96,15 +96,15 @@ pub(crate) fn insert_tx(
     }
 }
 
-/// Record that `tool` captured something now (for `doctor`). To the minute: a row rewritten on
+/// Record that `host` captured something now (for `doctor`). To the minute: a row rewritten on
 /// every hook would cost every hook a page write for a figure nobody needs to the millisecond.
-pub(crate) fn touch_capture(tx: &Transaction<'_>, tool: &str, at: i64) -> rusqlite::Result<()> {
+pub(crate) fn touch_capture(tx: &Transaction<'_>, host: &str, at: i64) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT INTO captures (tool, last_at) VALUES (?1, ?2)
          ON CONFLICT (tool) DO UPDATE SET last_at = excluded.last_at
          WHERE excluded.last_at > last_at + 60000",
     )?
-    .execute(params![tool, at])?;
+    .execute(params![host, at])?;
     Ok(())
 }
 
@@ -124,7 +124,7 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<Memory> {
         mtype: mtype.parse().unwrap_or(MemoryType::Note),
         title: r.get(5)?,
         text: r.get(6)?,
-        tool: r.get(7)?,
+        host: r.get(7)?,
         session_id: r.get(8)?,
         files: serde_json::from_str(&files).unwrap_or_default(),
         pinned: r.get(10)?,
@@ -138,7 +138,7 @@ impl Store {
     pub fn insert(&mut self, m: &Redacted<NewMemory>) -> Result<Inserted, StoreError> {
         self.write(|tx| {
             let ins = insert_tx(tx, m, None, false)?;
-            touch_capture(tx, &m.get().tool, m.get().created_at)?;
+            touch_capture(tx, &m.get().host, m.get().created_at)?;
             Ok(ins)
         })
     }
@@ -178,7 +178,7 @@ impl Store {
                 }
             }
             if let Some((m, _, _)) = batch.last() {
-                touch_capture(tx, &m.get().tool, m.get().created_at)?;
+                touch_capture(tx, &m.get().host, m.get().created_at)?;
             }
             Ok((new, dup))
         })

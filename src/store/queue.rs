@@ -12,7 +12,7 @@ pub(crate) fn enqueue_tx(
     tx: &Transaction<'_>,
     project: &str,
     session_id: &str,
-    tool: &str,
+    host: &str,
     at: i64,
 ) -> rusqlite::Result<()> {
     tx.prepare_cached(
@@ -20,7 +20,7 @@ pub(crate) fn enqueue_tx(
          ON CONFLICT (project, session_id) DO UPDATE SET state = 'pending',
              enqueued_at = max(enqueued_at, excluded.enqueued_at)",
     )?
-    .execute(params![project, session_id, tool, at])?;
+    .execute(params![project, session_id, host, at])?;
     Ok(())
 }
 
@@ -29,7 +29,7 @@ pub(crate) fn enqueue_tx(
 pub struct QueuedSession {
     pub project: String,
     pub session_id: String,
-    pub tool: String,
+    pub host: String,
     pub state: String,
 }
 
@@ -39,10 +39,10 @@ impl Store {
         &mut self,
         project: &str,
         session_id: &str,
-        tool: &str,
+        host: &str,
         at: i64,
     ) -> Result<(), StoreError> {
-        self.write(|tx| enqueue_tx(tx, project, session_id, tool, at))
+        self.write(|tx| enqueue_tx(tx, project, session_id, host, at))
     }
 
     /// The queue, oldest first.
@@ -56,7 +56,7 @@ impl Store {
                 Ok(QueuedSession {
                     project: r.get(0)?,
                     session_id: r.get(1)?,
-                    tool: r.get(2)?,
+                    host: r.get(2)?,
                     state: r.get(3)?,
                 })
             })

@@ -119,7 +119,7 @@ impl Store {
     pub fn write_list(
         &mut self,
         list: &Redacted<NewList>,
-        tool: &str,
+        host: &str,
         now: i64,
     ) -> Result<i64, StoreError> {
         let NewList {
@@ -150,7 +150,7 @@ impl Store {
                         mtype: MemoryType::Note,
                         title: title.clone(),
                         text: text.clone(),
-                        tool: tool.into(),
+                        host: host.into(),
                         session_id: None,
                         files: vec![],
                         pinned: false,
