@@ -1,4 +1,4 @@
-//! The seed's texts for each operation's result: what an MCP client's model reads and what the
+//! The documented texts for each operation's result: what an MCP client's model reads and what the
 //! command line prints on a terminal. Both show the same words, so they share this one
 //! rendering; JSON output (`--json`, and HTTP later) serialises the result itself instead.
 //!

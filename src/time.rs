@@ -68,10 +68,6 @@ impl Clock {
         self.now
     }
 
-    pub fn tz(&self) -> &TimeZone {
-        &self.tz
-    }
-
     /// Local `2026-10-29`.
     pub fn date(&self, ms: i64) -> String {
         self.zoned(ms).strftime("%Y-%m-%d").to_string()

@@ -298,3 +298,55 @@ fn the_gitleaks_default_rules_load_as_a_user_rule_file() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains("user rules; all compile"), "{text}");
 }
+
+#[test]
+fn dates_are_read_and_shown_in_the_users_time_zone() {
+    // 2026-03-08 is the day New York springs forward (a 23-hour day). 23:30 that evening in New
+    // York is already 2026-03-09 in UTC, so a bare `--until 2026-03-08` includes the memory
+    // only when it is read in the user's zone, up to the next local midnight.
+    let env = Env::new();
+    env.cmd()
+        .args(["import"])
+        .write_stdin(
+            r#"{"project":"shop","kind":"note","text":"late night deploy of the cart","created_at":"2026-03-08T23:30:00-04:00"}"#,
+        )
+        .assert()
+        .success();
+    let search = |tz: &str, until: &str| {
+        let out = env
+            .cmd()
+            .env("TZ", tz)
+            .args(["search", "cart deploy", "--until", until])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let ny = search("America/New_York", "2026-03-08");
+    assert!(ny.starts_with("#1 2026-03-08 [note]"), "{ny}");
+    assert!(search("UTC", "2026-03-08").starts_with("No matches."));
+    assert!(search("UTC", "2026-03-09").starts_with("#1 2026-03-09 [note]"));
+    // A full timestamp carries its offset; JSON keeps UTC epoch milliseconds.
+    let out = env
+        .cmd()
+        .env("TZ", "America/New_York")
+        .args(["observations", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("shop · 2026-03-08T23:30:00.000-04:00 · source: import"),
+    );
+    let out = env
+        .cmd()
+        .args(["observations", "1", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["created_at"], 1_773_027_000_000_i64);
+}

@@ -1,4 +1,4 @@
-//! The 13 tools: which operations MCP offers, and how each result reads to a model.
+//! The MCP tools: which operations MCP offers, and how each result reads to a model.
 //!
 //! A tool's name, description, input schema and annotations all come from its operation
 //! ([`crate::ops::Operation`]), and its text from [`crate::text::Text`]; this table only picks
@@ -88,7 +88,7 @@ pub fn find(name: &str) -> Option<&'static dyn Tool> {
 mod tests {
     use super::*;
 
-    /// The seed's table of tools and their access.
+    /// The documented table of tools and their access.
     const SEED: &[(&str, Access)] = &[
         ("search", Access::Read),
         ("timeline", Access::Read),
@@ -106,7 +106,7 @@ mod tests {
     ];
 
     #[test]
-    fn the_tools_are_the_seeds_with_its_access() {
+    fn the_tools_are_the_documented_ones_with_their_access() {
         let ours: Vec<(&str, Access)> = TOOLS.iter().map(|t| (t.name(), t.access())).collect();
         assert_eq!(ours, SEED);
     }

@@ -3,7 +3,7 @@
 //! The CLI, `aletheia mcp`, and the HTTP front ends to come (REST, MCP over HTTP, the dashboard,
 //! the team hub) only parse a request, call [`call`] and render the result. So an operation's
 //! rules (defaults, limits, validation, permissions) live in one place, and a result is a typed
-//! value each front end renders its own way: the seed's texts for MCP and the terminal, JSON for
+//! value each front end renders its own way: the documented texts for MCP and the terminal, JSON for
 //! scripts, status codes for HTTP.
 //!
 //! An operation is a request type implementing [`Operation`]: its name, its description, and
@@ -245,7 +245,7 @@ impl<O: Operation> Entry for Op<O> {
     }
 }
 
-/// Every operation: the seed's thirteen tools, then those only the command line offers.
+/// Every operation: the MCP tools first, then those only the command line offers.
 pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<recall::Search>::ENTRY,
     &Op::<recall::Timeline>::ENTRY,
@@ -269,4 +269,48 @@ pub static OPERATIONS: &[&dyn Entry] = &[
 /// An operation by name.
 pub fn find(name: &str) -> Option<&'static dyn Entry> {
     OPERATIONS.iter().copied().find(|e| e.name() == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_error_kind_has_its_http_status() {
+        let m = String::new;
+        assert_eq!(OpError::InvalidArgument(m()).http_status(), 400);
+        assert_eq!(OpError::Forbidden(m()).http_status(), 403);
+        assert_eq!(OpError::NotFound(m()).http_status(), 404);
+        assert_eq!(OpError::Conflict(m()).http_status(), 409);
+        assert_eq!(OpError::StoreUnavailable(m()).http_status(), 503);
+    }
+
+    #[test]
+    fn a_limited_caller_reads_its_default_project_and_is_refused_others() {
+        let c = Caller {
+            name: "hub".into(),
+            projects: Some(vec!["shop".into(), "docs".into()]),
+            can_write: true,
+            default_project: "shop".into(),
+        };
+        assert_eq!(c.project_filter(None).unwrap(), Some("shop".into()));
+        assert_eq!(c.project_filter(Some("docs")).unwrap(), Some("docs".into()));
+        assert!(matches!(
+            c.project_filter(Some("billing")),
+            Err(OpError::Forbidden(_))
+        ));
+        assert_eq!(
+            Caller::local("cli", "shop").project_filter(None).unwrap(),
+            None
+        );
+        assert_eq!(c.project_or_default(Some("  ")).unwrap(), "shop");
+    }
+
+    #[test]
+    fn every_operation_has_a_unique_name() {
+        let mut names: Vec<&str> = OPERATIONS.iter().map(|e| e.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), OPERATIONS.len());
+    }
 }

@@ -1,5 +1,5 @@
 //! Every default and limit an operation applies, in one place (the README's "Defaults and
-//! limits" lists them). Where the seed gives a figure, it is the seed's.
+//! limits" lists them), with the figures the MCP tools are documented with.
 //!
 //! One policy for ranges: a count a caller asks for (`limit`, `before`, `after`) is clamped into
 //! its range, so a model asking for 1,000 results gets 100 rather than an error; a value that

@@ -34,17 +34,6 @@ pub struct QueuedSession {
 }
 
 impl Store {
-    /// Queue a session for compression.
-    pub fn enqueue_session(
-        &mut self,
-        project: &str,
-        session_id: &str,
-        host: &str,
-        at: i64,
-    ) -> Result<(), StoreError> {
-        self.write(|tx| enqueue_tx(tx, project, session_id, host, at))
-    }
-
     /// The queue, oldest first.
     pub fn queued_sessions(&self) -> Result<Vec<QueuedSession>, StoreError> {
         let mut stmt = self

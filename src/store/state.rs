@@ -196,17 +196,4 @@ impl Store {
             .optional()
             .map_err(|e| self.err(e))
     }
-
-    /// Whether a memory (or fact) with this id exists.
-    pub fn exists(&self, table: &str, id: i64) -> Result<bool, StoreError> {
-        let sql = match table {
-            "facts" => "SELECT 1 FROM facts WHERE id = ?1",
-            _ => "SELECT 1 FROM memories WHERE id = ?1",
-        };
-        self.conn()
-            .query_row(sql, [id], |_| Ok(()))
-            .optional()
-            .map(|o| o.is_some())
-            .map_err(|e| self.err(e))
-    }
 }
