@@ -44,6 +44,18 @@ impl Paths {
         }
     }
 
+    /// Everything inside one folder, the fallback spool too: for a server or a test that must
+    /// not touch the user's own data or `$TMPDIR`.
+    pub fn within(dir: &Path) -> Paths {
+        Paths {
+            data_dir: dir.to_owned(),
+            db: dir.join("hub.db"),
+            db_is_explicit: false,
+            spool: dir.join("spool").join("hook-spool.jsonl"),
+            fallback_spool: dir.join("fallback").join("hook-spool.jsonl"),
+        }
+    }
+
     /// The folder that holds the spool and its rejected files.
     pub fn spool_dir(&self) -> &Path {
         self.spool.parent().unwrap_or(&self.data_dir)

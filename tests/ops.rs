@@ -51,15 +51,9 @@ struct Home {
 impl Home {
     fn new() -> Home {
         let dir = tempfile::tempdir().unwrap();
-        // Laid out as the mcp tests do it, with the fallback spool inside the temporary
-        // directory too, so a drain never looks at the real one in $TMPDIR.
-        let paths = Paths {
-            data_dir: dir.path().to_owned(),
-            db: dir.path().join("hub.db"),
-            db_is_explicit: false,
-            spool: dir.path().join("spool/hook-spool.jsonl"),
-            fallback_spool: dir.path().join("fallback/hook-spool.jsonl"),
-        };
+        // The fallback spool inside the temporary directory too, so a drain never looks at
+        // the real one in $TMPDIR.
+        let paths = Paths::within(dir.path());
         let store = Store::open_path(&paths.db, OpenOptions::INTERACTIVE).unwrap();
         Home {
             dir,

@@ -267,13 +267,7 @@ mod tests {
 
     fn server() -> (tempfile::TempDir, Server) {
         let dir = tempfile::tempdir().unwrap();
-        let paths = Paths {
-            data_dir: dir.path().to_owned(),
-            db: dir.path().join("hub.db"),
-            db_is_explicit: false,
-            spool: dir.path().join("spool/hook-spool.jsonl"),
-            fallback_spool: dir.path().join("fallback/hook-spool.jsonl"),
-        };
+        let paths = Paths::within(dir.path());
         let s = Server::new(
             paths,
             Redactor::global(),
