@@ -1,5 +1,5 @@
 //! The adapter engine: one declarative file per host (`adapters/<host>.toml`, embedded at build
-//! time) says which events the host sends, how each payload becomes a memory, and how the host
+//! time as JSON by `build.rs`) says which events the host sends, how each payload becomes a memory, and how the host
 //! wants context back. The engine here is the same for every host.
 
 use super::template::{self, render};
@@ -72,7 +72,7 @@ pub fn hosts() -> Vec<&'static str> {
 /// Parse the adapter of `host`, if there is one.
 pub fn load(host: &str) -> Option<Result<Adapter, String>> {
     let (_, text) = ADAPTER_FILES.iter().find(|(h, _)| *h == host)?;
-    Some(toml::from_str(text).map_err(|e| format!("adapters/{host}.toml: {e}")))
+    Some(serde_json::from_str(text).map_err(|e| format!("adapters/{host}.toml: {e}")))
 }
 
 /// What one event asks for.
