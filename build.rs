@@ -26,8 +26,8 @@ fn main() {
         println!("cargo:rerun-if-changed={}", f.display());
         let host = f.file_stem().unwrap().to_string_lossy();
         let text = std::fs::read_to_string(&f).unwrap();
-        let adapter: toml::Value = toml::from_str(&text)
-            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let adapter: toml::Value =
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let json = serde_json::to_string(&adapter).unwrap();
         writeln!(out, "    ({host:?}, {json:?}),").unwrap();
     }
