@@ -262,7 +262,14 @@ impl Text for ops::transfer::Import {
 
 impl Text for ops::upkeep::Scrub {
     fn text(s: &Self::Output, _: &Clock) -> Rendered {
-        Rendered::plain(format!("Scrubbed {} memories.", s.changed))
+        let mut text = format!("Scrubbed {} memories.", s.memories);
+        if s.records > 0 {
+            text.push_str(&format!(
+                " Also {} rules, lists, facts or audit reasons.",
+                s.records
+            ));
+        }
+        Rendered::plain(text)
     }
 }
 

@@ -7,20 +7,22 @@ use crate::spool::{self, DrainReport};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// `scrub`: redact every stored memory again with the current rules.
+/// `scrub`: redact everything stored again with the current rules.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct Scrub {}
 
-/// How many memories a scrub changed.
+/// How many rows a scrub changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Scrubbed {
-    pub changed: usize,
+    pub memories: usize,
+    /// Rules, work-state lists, facts and audit reasons.
+    pub records: usize,
 }
 
 impl Operation for Scrub {
     const NAME: &'static str = "scrub";
-    const DESCRIPTION: &'static str = "Redact every stored memory again with the current rules; rows that become identical to another are merged into it.";
+    const DESCRIPTION: &'static str = "Redact every stored memory, rule, list, fact and audit reason again with the current rules; rows that become identical to another are merged into it.";
     const ACCESS: Access = Access::Destructive;
     const IDEMPOTENT: bool = true;
     type Output = Scrubbed;
@@ -28,8 +30,9 @@ impl Operation for Scrub {
     fn run(self, ctx: &mut Context<'_>) -> Result<Scrubbed, OpError> {
         ctx.caller.check_every_project(Self::NAME)?;
         let redactor = ctx.redactor;
-        let changed = ctx.store.scrub(|s| redactor.redact(s))?;
-        Ok(Scrubbed { changed })
+        let memories = ctx.store.scrub(|s| redactor.redact(s))?;
+        let records = ctx.store.scrub_records(redactor)?;
+        Ok(Scrubbed { memories, records })
     }
 }
 

@@ -10,6 +10,7 @@ mod memories;
 mod queue;
 pub mod rules;
 pub mod schema;
+mod scrub;
 pub mod state;
 pub mod term_counts;
 
