@@ -14,8 +14,11 @@ enum Shape {
     Json,
 }
 
+/// A table's text columns and how each is redacted.
+type Columns = &'static [(&'static str, Shape)];
+
 /// The text columns of each table, and the column that names a row.
-const TABLES: &[(&str, &str, &[(&str, Shape)])] = &[
+const TABLES: &[(&str, &str, Columns)] = &[
     (
         "rules",
         "id",
