@@ -146,16 +146,6 @@ pub struct Memory {
 /// The longest title kept; longer titles are cut at a character boundary.
 pub const TITLE_MAX_CHARS: usize = 400;
 
-/// A title from free text: its first non-empty line, cut to `max` characters.
-pub fn title_from_text(text: &str, max: usize) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    cut_chars(line, max)
-}
-
 /// `s` cut to at most `max` characters, with `…` when something was cut.
 pub fn cut_chars(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
@@ -189,12 +179,8 @@ mod tests {
     }
 
     #[test]
-    fn titles_take_the_first_line_and_cut_long_ones() {
-        assert_eq!(
-            title_from_text("\n  first line \nsecond", 100),
-            "first line"
-        );
-        assert_eq!(title_from_text("abcdef", 3), "abc…");
+    fn long_titles_are_cut_at_a_character() {
+        assert_eq!(cut_chars("abcdef", 3), "abc…");
         assert_eq!(cut_chars("ééé", 2), "éé…");
         assert_eq!(cut_chars("abc", 3), "abc");
     }

@@ -128,14 +128,29 @@ impl Clock {
         self.zoned(ms).strftime("%Y-%m-%d").to_string()
     }
 
-    /// Local `19:46`.
+    /// Local `19:46`; in the hour a clock repeats when summer time ends, with the offset that
+    /// tells the two apart (`01:30-04:00`).
     pub fn hour_minute(&self, ms: i64) -> String {
-        self.zoned(ms).strftime("%H:%M").to_string()
+        let z = self.zoned(ms);
+        format!("{}{}", z.strftime("%H:%M"), self.fold_offset(&z))
     }
 
-    /// Local `2026-10-29T19:46`, without the offset: for people, who know their own zone.
+    /// Local `2026-10-29T19:46`: without the offset, for people, who know their own zone, except
+    /// in the hour a clock repeats (`2026-11-01T01:30-05:00`).
     pub fn date_minute(&self, ms: i64) -> String {
-        self.zoned(ms).strftime("%Y-%m-%dT%H:%M").to_string()
+        let z = self.zoned(ms);
+        format!("{}{}", z.strftime("%Y-%m-%dT%H:%M"), self.fold_offset(&z))
+    }
+
+    /// The offset to print after a local time that alone could mean two instants; else nothing.
+    fn fold_offset(&self, z: &ZonedDateTime) -> String {
+        if !self.tz.to_ambiguous_timestamp(z.datetime()).is_ambiguous() {
+            return String::new();
+        }
+        let secs = z.offset().seconds();
+        let sign = if secs < 0 { '-' } else { '+' };
+        let secs = secs.abs();
+        format!("{sign}{:02}:{:02}", secs / 3600, secs % 3600 / 60)
     }
 
     /// Local `2026-10-29T21:46:45.563+02:00`, or `…Z` where the offset is zero, so a UTC clock
@@ -319,6 +334,20 @@ mod tests {
         // The machine's own zone, as jiff's database finds it.
         let local = Clock::new(0, zone_for(None).unwrap());
         assert_eq!(local.iso(AT), Clock::new(0, TimeZone::system()).iso(AT));
+    }
+
+    #[test]
+    fn a_repeated_local_hour_shows_its_offset() {
+        let ny = Clock::new(0, TimeZone::get("America/New_York").unwrap());
+        // 2026-11-01: New York's clocks go from 01:59 EDT back to 01:00 EST.
+        let first = U.parse("2026-11-01T05:30Z", Bound::Start).unwrap();
+        let second = U.parse("2026-11-01T06:30Z", Bound::Start).unwrap();
+        assert_eq!(ny.date_minute(first), "2026-11-01T01:30-04:00");
+        assert_eq!(ny.date_minute(second), "2026-11-01T01:30-05:00");
+        assert_eq!(ny.hour_minute(second), "01:30-05:00");
+        let later = U.parse("2026-11-01T08:00Z", Bound::Start).unwrap();
+        assert_eq!(ny.date_minute(later), "2026-11-01T03:00");
+        assert_eq!(ny.hour_minute(later), "03:00");
     }
 
     #[test]

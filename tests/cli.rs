@@ -349,4 +349,24 @@ fn dates_are_read_and_shown_in_the_users_time_zone() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["created_at"], 1_773_027_000_000_i64);
+    // A date-time without an offset is the importer's local time, like every date typed here.
+    env.cmd()
+        .env("TZ", "Europe/Berlin")
+        .args(["import"])
+        .write_stdin(
+            r#"{"project":"shop","kind":"note","text":"berlin standup notes","created_at":"2026-10-29T10:00"}"#,
+        )
+        .assert()
+        .success();
+    let out = env
+        .cmd()
+        .env("TZ", "Europe/Berlin")
+        .args(["observations", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("shop · 2026-10-29T10:00:00.000+01:00 · source: import"),
+    );
 }

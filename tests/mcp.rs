@@ -191,3 +191,44 @@ fn connect_prints_the_command_and_the_entry() {
     let out = env.cmd().args(["connect", "emacs"]).output().unwrap();
     assert!(!out.status.success());
 }
+
+#[test]
+fn a_broken_rule_file_refuses_writes_as_the_cli_does_and_still_answers_reads() {
+    // Storing with fewer redaction rules than the user asked for would keep the very secrets
+    // the broken file names; the command line refuses, so the server must too.
+    let env = Env::new();
+    let rules = env.dir.path().join("rules.toml");
+    std::fs::write(&rules, "[[rules]]\nid = \"acme\"\nregex = '''ACME-[0-9]+\n").unwrap();
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"save_memory","arguments":{"text":"key ACME-123456"}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"key"}}}"#,
+    ];
+    let out = env
+        .cmd()
+        .arg("mcp")
+        .env("ALETHEIA_REDACT_RULES", &rules)
+        .write_stdin(lines.join("\n") + "\n")
+        .output()
+        .unwrap();
+    let replies: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let save = &replies[0]["result"];
+    assert_eq!(save["isError"], true, "{save}");
+    let text = save["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("ALETHEIA_REDACT_RULES") && !text.contains('\n'),
+        "{text}"
+    );
+    assert_eq!(replies[1]["result"]["isError"], false);
+    assert_eq!(env.count(), 0, "nothing was stored");
+    let cli = env
+        .cmd()
+        .args(["save", "key ACME-123456"])
+        .env("ALETHEIA_REDACT_RULES", &rules)
+        .output()
+        .unwrap();
+    assert!(!cli.status.success());
+}

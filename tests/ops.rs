@@ -1028,3 +1028,119 @@ fn import_lets_no_secret_through_in_a_records_metadata() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Regressions found by review.
+// ---------------------------------------------------------------------------------------------
+
+/// Titles used to be cut to 100 characters before redaction, so a secret crossing the cut lost
+/// its tail, stopped matching its rule, and was stored as a title.
+#[test]
+fn a_default_title_is_cut_after_redaction_not_before() {
+    let token = github_token('c');
+    let mut h = Home::new();
+    let text = format!("{} deploy with {token} now", "x".repeat(70));
+    let saved = h.ok(&full(), "save_memory", json!({ "text": text }));
+    h.ok(
+        &full(),
+        "import",
+        json!({ "records": [{ "project": "shop", "kind": "note", "text": format!("{text} again"), "created_at": T0 }] }),
+    );
+    let titles: Vec<String> = {
+        let conn = h.store.conn();
+        let mut stmt = conn.prepare("SELECT title FROM memories").unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(titles.len(), 2, "{saved}");
+    for t in titles {
+        assert!(
+            !t.contains("ghp_"),
+            "a piece of the token is in the title {t:?}"
+        );
+        assert!(t.ends_with('…') && t.chars().count() <= 101, "{t:?}");
+    }
+}
+
+/// Two records whose uids have a secret's shape used to become the same marker and collide, so
+/// the second memory was counted as a duplicate and lost.
+#[test]
+fn secret_shaped_uids_are_replaced_not_collided() {
+    let mut h = Home::new();
+    let out = h.ok(
+        &full(),
+        "import",
+        json!({ "records": [
+            { "project": "shop", "kind": "note", "text": "first", "uid": github_token('1'), "created_at": T0 },
+            { "project": "shop", "kind": "note", "text": "second", "uid": github_token('2'), "created_at": T0 },
+        ] }),
+    );
+    assert_eq!(out, json!({ "new": 2, "duplicates": 0 }));
+}
+
+/// A caller's name is chosen by its client (`ALETHEIA_TOOL`, `clientInfo.name`); it is stored as
+/// a rule's source and an audit row's actor, so it passes the gate like a memory's tool.
+#[test]
+fn a_callers_name_is_redacted_where_it_is_stored() {
+    let token = github_token('n');
+    let named = Caller {
+        name: token.clone(),
+        ..full()
+    };
+    let mut h = Home::new();
+    let saved = h.ok(&named, "save_memory", json!({ "text": "a note" }));
+    h.ok(&named, "add_rule", json!({ "then": "Run the tests" }));
+    h.ok(&named, "dismiss_memory", json!({ "id": saved["id"] }));
+    let dir = h.close();
+    for (path, bytes) in files_below(dir.path()) {
+        assert!(
+            !occurs(&bytes, token.as_bytes()),
+            "the name is in {}",
+            path.display()
+        );
+    }
+}
+
+/// Text of nothing but NUL bytes is no text: it used to pass the check and store an empty memory.
+#[test]
+fn text_of_nul_bytes_is_refused() {
+    let mut h = Home::new();
+    let e = h
+        .call(
+            &full(),
+            aletheia::ops::find("save_memory").unwrap(),
+            json!({ "text": "\u{0}\u{0} " }),
+        )
+        .unwrap_err();
+    assert_eq!(e, OpError::InvalidArgument("text is required.".into()));
+}
+
+/// A limited caller lists rules for everywhere; confirming one is refused as not its to write,
+/// while another project's rule stays unknown to it.
+#[test]
+fn a_limited_caller_is_told_why_it_cannot_confirm_a_rule_it_can_see() {
+    let mut h = Home::new();
+    let everywhere = h.ok(&full(), "add_rule", json!({ "then": "Run the tests" }));
+    let billing = h.ok(
+        &full(),
+        "add_rule",
+        json!({ "then": "Bill monthly", "scopeTier": "project", "scopeName": "billing" }),
+    );
+    let confirm = aletheia::ops::find("confirm_rule").unwrap();
+    let listed = h.ok(&shop_only(), "list_rules", json!({}));
+    assert!(
+        listed
+            .to_string()
+            .contains(everywhere["id"].as_str().unwrap())
+    );
+    assert!(matches!(
+        h.call(&shop_only(), confirm, json!({ "id": everywhere["id"] })),
+        Err(OpError::Forbidden(_))
+    ));
+    assert!(matches!(
+        h.call(&shop_only(), confirm, json!({ "id": billing["id"] })),
+        Err(OpError::NotFound(_))
+    ));
+}

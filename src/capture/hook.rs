@@ -198,7 +198,7 @@ fn store_and_recall(
     if capture.context {
         let block = crate::recall::context::build(
             &store,
-            &crate::recall::context::ContextOptions::for_project(&capture.project, &adapter.host),
+            &crate::recall::context::ContextOptions::for_project(&capture.project),
             // Only a session start reads the time zone; other events never pay for it.
             &crate::time::Clock::system(),
         )?;

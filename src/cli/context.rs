@@ -11,9 +11,6 @@ pub struct ContextArgs {
     /// Recent unpinned memories to list, 1 to 100 (default 20).
     #[arg(long)]
     pub limit: Option<i64>,
-    /// The host whose rules apply; default: ALETHEIA_TOOL, else cli.
-    #[arg(long)]
-    pub tool: Option<String>,
 }
 
 pub fn run(args: ContextArgs, json: bool) -> anyhow::Result<()> {
@@ -21,5 +18,5 @@ pub fn run(args: ContextArgs, json: bool) -> anyhow::Result<()> {
         project: args.project,
         limit: args.limit,
     };
-    super::run(request, super::caller(args.tool.as_deref()), json)
+    super::run(request, super::caller(None), json)
 }

@@ -24,6 +24,7 @@ pub fn run(args: ImportArgs, json: bool) -> anyhow::Result<()> {
         _ => Box::new(std::io::stdin()),
     };
     let mut edge = super::Edge::open(super::caller(None))?;
+    let clock = edge.clock().clone();
     let mut total = Imported::default();
     let mut bad = Vec::new();
     let mut batch: Vec<Record> = Vec::with_capacity(IMPORT_BATCH);
@@ -48,7 +49,15 @@ pub fn run(args: ImportArgs, json: bool) -> anyhow::Result<()> {
         if text.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Record>(&text) {
+        // A record whose date cannot be read is skipped like a malformed line, so one bad line
+        // never refuses its whole batch.
+        let record = serde_json::from_str::<Record>(&text)
+            .map_err(|e| e.to_string())
+            .and_then(|r| match r.created_at(&clock) {
+                Ok(_) => Ok(r),
+                Err(e) => Err(e.to_string()),
+            });
+        match record {
             Ok(r) => {
                 batch.push(r);
                 if batch.len() >= IMPORT_BATCH {

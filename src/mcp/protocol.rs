@@ -7,7 +7,7 @@
 
 use super::tools;
 use crate::config::Paths;
-use crate::ops::{Caller, Context};
+use crate::ops::{Access, Caller, Context};
 use crate::redact::Redactor;
 use crate::store::{OpenOptions, Store};
 use crate::time::Clock;
@@ -21,6 +21,9 @@ pub struct Server {
     paths: Paths,
     store: Option<Store>,
     redactor: &'static Redactor,
+    /// Why the user's redaction rules could not be loaded: writes are refused until it is fixed,
+    /// as the command line refuses them, rather than stored with fewer rules than asked for.
+    rules_error: Option<String>,
     /// The caller's rights and default project, as the edge that started the server set them.
     caller: Caller,
     /// The name the edge gave the caller (`ALETHEIA_TOOL`), if any.
@@ -48,14 +51,19 @@ impl Server {
     /// edge knows it, else the client's own name from initialize is used, else `mcp`.
     pub fn new(
         paths: Paths,
-        redactor: &'static Redactor,
+        redactor: Result<&'static Redactor, String>,
         caller: Caller,
         named: Option<String>,
     ) -> Server {
+        let (redactor, rules_error) = match redactor {
+            Ok(r) => (r, None),
+            Err(e) => (Redactor::global(), Some(e)),
+        };
         Server {
             paths,
             store: None,
             redactor,
+            rules_error,
             caller,
             named,
             client_name: None,
@@ -71,7 +79,7 @@ impl Server {
         let project = crate::project::project_key(&crate::config::working_dir());
         Server::new(
             Paths::from_env(),
-            Redactor::global(),
+            Redactor::global_checked(),
             Caller::local("mcp", &project),
             named,
         )
@@ -227,6 +235,11 @@ impl Server {
                 tools::TOOLS.len()
             )));
         };
+        if let (Some(e), true) = (&self.rules_error, tool.access() != Access::Read) {
+            return Ok(tool_error(&format!(
+                "{e}; nothing is saved until the file named by ALETHEIA_REDACT_RULES is fixed (aletheia redact --check)."
+            )));
+        }
         let caller = Caller {
             name: self.caller_name(),
             ..self.caller.clone()
@@ -270,7 +283,7 @@ mod tests {
         let paths = Paths::within(dir.path());
         let s = Server::new(
             paths,
-            Redactor::global(),
+            Ok(Redactor::global()),
             Caller::local("mcp", "shop"),
             None,
         );

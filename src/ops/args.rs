@@ -150,8 +150,12 @@ fn check_type(name: &str, prop: &Value, value: &mut Value) -> Result<(), OpError
         _ => true,
     };
     if allowed.iter().any(|t| fits(t, value)) {
-        if allowed == ["integer"] {
-            *value = whole(value).expect("checked above");
+        // A whole number written as `5.0` is the integer it means.
+        if allowed.contains(&"integer")
+            && !allowed.contains(&"number")
+            && let Some(w) = whole(value)
+        {
+            *value = w;
         }
         if allowed == ["array"]
             && let Some(items) = prop.get("items")
@@ -176,6 +180,9 @@ fn check_type(name: &str, prop: &Value, value: &mut Value) -> Result<(), OpError
         ["string"] => format!("{name} must be a string."),
         ["boolean"] => format!("{name} must be true or false."),
         ["integer"] if value.is_number() => format!("{name} must be a whole number."),
+        ["string", "integer"] if value.is_number() => {
+            format!("{name} must be a date or whole epoch milliseconds.")
+        }
         ["integer"] | ["number"] => format!("{name} must be a number."),
         ["array"] if prop.get("items").is_some_and(|i| types(i) == ["integer"]) => {
             format!("{name} must be an array of numbers.")

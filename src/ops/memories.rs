@@ -5,7 +5,7 @@ use super::policy::{self, TEXT_MAX_CHARS, TITLE_MAX_CHARS};
 use super::{Access, Context, OpError, Operation};
 use crate::model::{Kind, MemoryType, NewMemory};
 use crate::redact::Redacted;
-use crate::store::state::{AuditReason, ItemType};
+use crate::store::state::{AuditEntry, ItemType};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -53,19 +53,20 @@ impl Operation for SaveMemory {
     type Output = Saved;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Saved, OpError> {
-        let text = policy::required("text", Some(&self.text))?;
+        // NUL bytes are dropped before the checks, so text of nothing but NULs is no text.
+        let text = policy::required("text", Some(&self.text.replace('\0', "")))?;
         policy::check_length("text", &text, TEXT_MAX_CHARS)?;
-        let title = policy::optional(self.title);
-        if let Some(t) = &title {
+        if let Some(t) = &self.title {
             policy::check_length("title", t, TITLE_MAX_CHARS)?;
         }
         let project = ctx.caller.project_or_default(self.project.as_deref())?;
-        let text = text.trim().replace('\0', "");
+        let text = text.trim().to_owned();
+        let (title, cut) = policy::title(self.title.as_deref(), &text);
         let m = NewMemory {
             project: project.clone(),
             kind: self.kind,
             mtype: self.mtype.unwrap_or(MemoryType::Note),
-            title: title.map_or_else(|| policy::default_title(&text), |t| t.trim().to_owned()),
+            title,
             text,
             host: ctx.caller.name.clone(),
             session_id: None,
@@ -73,7 +74,9 @@ impl Operation for SaveMemory {
             pinned: self.pinned,
             created_at: ctx.clock.now(),
         };
-        let ins = ctx.store.insert(&Redacted::new(m, ctx.redactor))?;
+        let ins = ctx
+            .store
+            .insert(&Redacted::new(m, ctx.redactor).with_title_cut(cut))?;
         Ok(Saved {
             id: ins.id,
             project,
@@ -132,13 +135,15 @@ fn set_dismissed(
     {
         return Err(missing());
     }
-    let reason = reason.map(|r| Redacted::new(AuditReason(r), ctx.redactor));
+    let entry = AuditEntry {
+        actor: ctx.caller.name.clone(),
+        reason,
+    };
     let changed = ctx.store.set_dismissed(
         item_type,
         id,
         dismissed,
-        reason.as_ref(),
-        &ctx.caller.name,
+        &Redacted::new(entry, ctx.redactor),
         ctx.clock.now(),
     )?;
     if !changed {

@@ -52,8 +52,9 @@ pub const IMPORT_TEXT_MAX: usize = 1 << 20;
 /// The most records one import call takes (the command line sends a file in batches of this).
 pub const IMPORT_BATCH: usize = 5_000;
 
-/// Records per export page.
-pub const EXPORT_PAGE: usize = 5_000;
+/// Records per export page: small enough that a page of the largest memories (1 MiB each, from
+/// imports) stays within a few hundred MiB, large enough that a page costs one query.
+pub const EXPORT_PAGE: usize = 500;
 
 /// Days in `older_than_days` beyond which the cutoff is simply "before everything".
 const MAX_DAYS: f64 = 1e7;
@@ -96,14 +97,22 @@ pub fn optional(text: Option<String>) -> Option<String> {
     text.filter(|t| !t.trim().is_empty())
 }
 
-/// The default title of a text: its first characters, with line breaks as spaces.
-pub fn default_title(text: &str) -> String {
-    let flat: String = text
-        .trim()
-        .chars()
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-        .collect();
-    crate::model::cut_chars(&flat, DEFAULT_TITLE_CHARS)
+/// The title to store, before redaction, and the length to cut it to after: a given title (up
+/// to [`TITLE_MAX_CHARS`]), else the text on one line, cut to its first [`DEFAULT_TITLE_CHARS`].
+/// The cut comes after redaction (`Redacted::with_title_cut`), so it never leaves part of a
+/// secret that the rules no longer recognise.
+pub fn title(given: Option<&str>, text: &str) -> (String, usize) {
+    match given.map(str::trim).filter(|t| !t.is_empty()) {
+        Some(t) => (t.to_owned(), TITLE_MAX_CHARS),
+        None => {
+            let flat = text
+                .trim()
+                .chars()
+                .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+                .collect();
+            (flat, DEFAULT_TITLE_CHARS)
+        }
+    }
 }
 
 /// The instant `days` days before `now`, refusing what is not a number of days.
@@ -129,10 +138,13 @@ mod tests {
     }
 
     #[test]
-    fn a_default_title_is_the_first_100_characters_on_one_line() {
-        assert_eq!(default_title(" line one\nline two "), "line one line two");
-        let long = "x".repeat(150);
-        assert_eq!(default_title(&long), format!("{}…", "x".repeat(100)));
+    fn a_default_title_is_the_text_on_one_line_cut_to_100() {
+        assert_eq!(
+            title(None, " line one\nline two "),
+            ("line one line two".to_owned(), 100)
+        );
+        assert_eq!(title(Some("  "), "x"), ("x".to_owned(), 100));
+        assert_eq!(title(Some(" Mine "), "x"), ("Mine".to_owned(), 400));
     }
 
     #[test]

@@ -231,7 +231,7 @@ impl Operation for SessionStartContext {
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Self::Output, OpError> {
         let project = ctx.caller.project_or_default(self.project.as_deref())?;
-        let mut opts = context::ContextOptions::for_project(&project, &ctx.caller.name);
+        let mut opts = context::ContextOptions::for_project(&project);
         opts.limit = LIMIT.clamp(self.limit);
         let block = context::build(ctx.store, &opts, &ctx.clock)?;
         Ok(ContextBlock { project, block })

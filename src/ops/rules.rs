@@ -207,11 +207,13 @@ impl Operation for ConfirmRule {
         let Some((tier, name)) = ctx.store.rule_scope(&id)? else {
             return Err(missing());
         };
-        // A rule this caller may not write to is as unknown to it as a missing one: its id is a
-        // hash of its text, so any other answer would confirm a guess about another project.
-        if check_scope(&ctx.caller, &tier, &name).is_err() {
+        // Another project's rule is as unknown to this caller as a missing one: its id is a hash
+        // of its text, so any other answer would confirm a guess. A rule it can list but not
+        // write (one for everywhere) is refused as such.
+        if tier == "project" && !ctx.caller.may_see(&name) {
             return Err(missing());
         }
+        check_scope(&ctx.caller, &tier, &name)?;
         let now = ctx.clock.now();
         if !ctx.store.confirm_rule(&id, now)? {
             return Err(missing());

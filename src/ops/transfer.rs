@@ -3,14 +3,16 @@
 //!
 //! Both work in bounded pages (an import takes a batch of records, an export returns a page and
 //! a cursor to the next), so a store of a million memories moves through any front end in
-//! constant memory, and each import batch is one transaction.
+//! memory bounded by one page, and each import batch is one transaction.
 
-use super::policy::{EXPORT_PAGE, IMPORT_BATCH, IMPORT_TEXT_MAX, TITLE_MAX_CHARS};
+use super::policy::{self, EXPORT_PAGE, IMPORT_BATCH, IMPORT_TEXT_MAX};
+use super::recall::When;
 use super::{Access, Context, OpError, Operation};
-use crate::model::{Kind, Memory, MemoryType, NewMemory, cut_chars, title_from_text};
+use crate::model::{Kind, Memory, MemoryType, NewMemory};
 use crate::redact::Redacted;
+use crate::time::Bound;
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 /// One line of an export or import.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -36,11 +38,9 @@ pub struct Record {
     pub pinned: bool,
     #[serde(default)]
     pub dismissed: bool,
-    /// Epoch milliseconds; an import also takes an ISO 8601 date-time (UTC unless it carries
-    /// an offset).
-    #[serde(deserialize_with = "created_at")]
-    #[schemars(with = "super::recall::When")]
-    pub created_at: i64,
+    /// Epoch milliseconds (as an export writes it); an import also takes an ISO 8601 date or
+    /// date-time, read in the caller's time zone unless it carries an offset.
+    pub created_at: When,
 }
 
 fn default_type() -> MemoryType {
@@ -51,12 +51,11 @@ fn default_host() -> String {
     "import".into()
 }
 
-fn created_at<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
-    match super::recall::When::deserialize(d)? {
-        super::recall::When::Millis(ms) => Ok(ms),
-        super::recall::When::Text(s) => crate::time::Clock::utc(crate::time::now_ms())
-            .parse(&s, crate::time::Bound::Start)
-            .map_err(serde::de::Error::custom),
+impl Record {
+    /// When the memory was made, read with `clock`.
+    pub fn created_at(&self, clock: &crate::time::Clock) -> Result<i64, OpError> {
+        When::resolve(Some(&self.created_at), "created_at", clock, Bound::Start)
+            .map(|at| at.expect("a time was given"))
     }
 }
 
@@ -74,7 +73,7 @@ impl From<Memory> for Record {
             files: m.files,
             pinned: m.pinned,
             dismissed: m.dismissed,
-            created_at: m.created_at,
+            created_at: When::Millis(m.created_at),
         }
     }
 }
@@ -107,34 +106,32 @@ impl Operation for Import {
                 "records takes at most {IMPORT_BATCH} records per call."
             )));
         }
-        for r in &self.records {
+        let mut batch = Vec::with_capacity(self.records.len());
+        for (i, r) in self.records.into_iter().enumerate() {
             ctx.caller.check_project(&r.project)?;
+            let created_at = r
+                .created_at(&ctx.clock)
+                .map_err(|e| OpError::InvalidArgument(format!("records[{i}].{e}")))?;
+            let text = crate::capture::template::cut(&r.text.replace('\0', ""), IMPORT_TEXT_MAX);
+            let (title, cut) = policy::title(r.title.as_deref(), &text);
+            let m = NewMemory {
+                project: r.project,
+                kind: r.kind,
+                mtype: r.mtype,
+                title,
+                text,
+                host: r.host,
+                session_id: r.session_id,
+                files: r.files,
+                pinned: r.pinned,
+                created_at,
+            };
+            // A uid is kept only as given: one that redaction would change is not an id but
+            // a secret's shape, and two of those would collide, so the memory gets a new one.
+            let uid = r.uid.filter(|u| ctx.redactor.redact(u) == *u);
+            let m = Redacted::new(m, ctx.redactor).with_title_cut(cut);
+            batch.push((m, uid, r.dismissed));
         }
-        let batch: Vec<_> = self
-            .records
-            .into_iter()
-            .map(|r| {
-                let title = r
-                    .title
-                    .filter(|t| !t.trim().is_empty())
-                    .unwrap_or_else(|| title_from_text(&r.text, 100));
-                let m = NewMemory {
-                    project: r.project,
-                    kind: r.kind,
-                    mtype: r.mtype,
-                    title: cut_chars(&title, TITLE_MAX_CHARS),
-                    text: crate::capture::template::cut(&r.text.replace('\0', ""), IMPORT_TEXT_MAX),
-                    host: r.host,
-                    session_id: r.session_id,
-                    files: r.files,
-                    pinned: r.pinned,
-                    created_at: r.created_at,
-                };
-                // The uid is stored as given, so it passes the same redaction as the rest.
-                let uid = r.uid.map(|u| ctx.redactor.redact(&u));
-                (Redacted::new(m, ctx.redactor), uid, r.dismissed)
-            })
-            .collect();
         let (new, duplicates) = ctx.store.import(&batch)?;
         Ok(Imported { new, duplicates })
     }

@@ -29,8 +29,6 @@ const WINDOW: usize = 400;
 #[derive(Debug, Clone)]
 pub struct ContextOptions {
     pub project: String,
-    /// The calling host.
-    pub host: String,
     /// Recent unpinned memories, 1 to 100.
     pub limit: usize,
     pub max_chars: usize,
@@ -38,10 +36,9 @@ pub struct ContextOptions {
 
 impl ContextOptions {
     /// The defaults for a project.
-    pub fn for_project(project: &str, host: &str) -> ContextOptions {
+    pub fn for_project(project: &str) -> ContextOptions {
         ContextOptions {
             project: project.to_owned(),
-            host: host.to_owned(),
             limit: 20,
             max_chars: MAX_CHARS,
         }
@@ -322,7 +319,7 @@ mod tests {
             &s,
             &ContextOptions {
                 limit: 100,
-                ..ContextOptions::for_project("shop", "cli")
+                ..ContextOptions::for_project("shop")
             },
             &Clock::utc(0),
         )
@@ -362,12 +359,7 @@ mod tests {
             None,
             1,
         );
-        let block = build(
-            &s,
-            &ContextOptions::for_project("shop", "cli"),
-            &Clock::utc(0),
-        )
-        .unwrap();
+        let block = build(&s, &ContextOptions::for_project("shop"), &Clock::utc(0)).unwrap();
         assert_eq!(block.matches("</aletheia-memory>").count(), 1, "{block}");
         assert!(block.contains("&lt;/aletheia-memory>"));
     }
@@ -385,12 +377,7 @@ mod tests {
                    ('r_1', 'you are about to commit', 'Run the tests before you commit', 'you', 1, 1);",
             )
             .unwrap();
-        let block = build(
-            &s,
-            &ContextOptions::for_project("shop", "cli"),
-            &Clock::utc(0),
-        )
-        .unwrap();
+        let block = build(&s, &ContextOptions::for_project("shop"), &Clock::utc(0)).unwrap();
         assert!(block.contains("## Facts"), "{block}");
         assert!(
             block.contains("checkout requires a VPN") && block.contains("cache has a 60 s TTL"),

@@ -5,9 +5,6 @@ use crate::model::Memory;
 use crate::store::{COLUMNS, Store, StoreError, from_row};
 use rusqlite::params;
 
-/// The most rows on each side.
-pub const MAX_SIDE: usize = 50;
-
 /// What to anchor on and how far to look.
 #[derive(Debug, Clone, Default)]
 pub struct TimelineQuery {
@@ -54,12 +51,7 @@ pub fn timeline(store: &Store, q: &TimelineQuery) -> Result<Option<Timeline>, St
         let mut stmt = store.conn().prepare_cached(sql).map_err(|e| store.err(e))?;
         let rows = stmt
             .query_map(
-                params![
-                    anchor.created_at,
-                    anchor.id,
-                    q.project,
-                    n.min(MAX_SIDE) as i64
-                ],
+                params![anchor.created_at, anchor.id, q.project, n as i64],
                 from_row,
             )
             .map_err(|e| store.err(e))?;

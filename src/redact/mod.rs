@@ -1,6 +1,6 @@
 //! The one redaction function.
 //!
-//! Every write path (hook, spool, save, capture, import, scrub, and later MCP and REST) goes
+//! Every write path (hook, spool, every operation behind the CLI and MCP, import, scrub) goes
 //! through [`Redactor::redact`]. The store only accepts [`Redacted`] values, so a write that
 //! skipped redaction does not compile.
 //!
@@ -309,11 +309,6 @@ impl<T> Redacted<T> {
     /// The redacted value.
     pub fn get(&self) -> &T {
         &self.0
-    }
-
-    /// Unwrap the redacted value.
-    pub fn into_inner(self) -> T {
-        self.0
     }
 }
 

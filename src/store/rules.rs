@@ -17,13 +17,14 @@ pub struct NewRule {
 }
 
 impl Redact for NewRule {
-    /// The situation, the rule, its scope's name and its evidence: all may quote what someone
-    /// typed.
+    /// The situation, the rule, its scope's name and its evidence may quote what someone
+    /// typed; the source is a caller's name, which a client chooses.
     fn redact(self, r: &Redactor) -> NewRule {
         NewRule {
             when: r.redact(&self.when),
             then: r.redact(&self.then),
             scope_name: r.redact(&self.scope_name),
+            source: r.redact(&self.source),
             evidence: self.evidence.redact(r),
             ..self
         }

@@ -26,6 +26,7 @@ const TABLES: &[(&str, &str, Columns)] = &[
             ("when_text", Shape::Text),
             ("then_text", Shape::Text),
             ("scope_name", Shape::Text),
+            ("source", Shape::Text),
             ("evidence", Shape::Json),
         ],
     ),
@@ -43,7 +44,11 @@ const TABLES: &[(&str, &str, Columns)] = &[
             ("object", Shape::Text),
         ],
     ),
-    ("audit", "id", &[("reason", Shape::Text)]),
+    (
+        "audit",
+        "id",
+        &[("reason", Shape::Text), ("actor", Shape::Text)],
+    ),
 ];
 
 fn redact(r: &Redactor, shape: Shape, text: &str) -> String {

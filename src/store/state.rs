@@ -11,17 +11,23 @@ use rusqlite::{OptionalExtension, params};
 /// The longest reason kept in the audit trail.
 pub const REASON_MAX_CHARS: usize = 300;
 
-/// Why an item was dismissed, as the audit trail keeps it: redacted, then cut to
-/// [`REASON_MAX_CHARS`] (cut after redaction, so a cut never hides a secret's shape).
+/// Who dismissed or restored an item and why, as the audit trail keeps it. The reason is
+/// redacted, then cut to [`REASON_MAX_CHARS`] (cut after redaction, so a cut never hides a
+/// secret's shape); the actor is a caller's name, which a client chooses, so it is redacted too.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AuditReason(pub String);
+pub struct AuditEntry {
+    pub actor: String,
+    pub reason: Option<String>,
+}
 
-impl Redact for AuditReason {
-    fn redact(self, r: &Redactor) -> AuditReason {
-        AuditReason(crate::model::cut_chars(
-            &r.redact(&self.0),
-            REASON_MAX_CHARS,
-        ))
+impl Redact for AuditEntry {
+    fn redact(self, r: &Redactor) -> AuditEntry {
+        AuditEntry {
+            actor: r.redact(&self.actor),
+            reason: self
+                .reason
+                .map(|why| crate::model::cut_chars(&r.redact(&why), REASON_MAX_CHARS)),
+        }
     }
 }
 
@@ -88,11 +94,10 @@ impl Store {
         item: ItemType,
         id: i64,
         dismissed: bool,
-        reason: Option<&Redacted<AuditReason>>,
-        actor: &str,
+        entry: &Redacted<AuditEntry>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let reason = reason.map(|r| r.get().0.as_str());
+        let AuditEntry { actor, reason } = entry.get();
         self.write(|tx| {
             let changed = match item {
                 ItemType::Memory => tx.execute("UPDATE memories SET dismissed = ?2 WHERE id = ?1", params![id, dismissed])?,
