@@ -265,7 +265,7 @@ impl Text for ops::upkeep::Scrub {
         let mut text = format!("Scrubbed {} memories.", s.memories);
         if s.records > 0 {
             text.push_str(&format!(
-                " Also {} rules, lists, facts or audit reasons.",
+                " Also {} other rows (rules, lists, facts, audit entries, tool and session names).",
                 s.records
             ));
         }

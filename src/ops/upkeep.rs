@@ -16,7 +16,8 @@ pub struct Scrub {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Scrubbed {
     pub memories: usize,
-    /// Rules, work-state lists, facts and audit reasons.
+    /// Rules, work-state lists, facts, audit entries, and the tool and session names memories,
+    /// captures and the queue carry.
     pub records: usize,
 }
 

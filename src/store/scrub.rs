@@ -1,6 +1,7 @@
-//! Redacting again what the tables beside `memories` hold: rules (and their evidence),
-//! work-state lists, facts and audit reasons. `aletheia scrub` runs this after the memories, so a
-//! rule added to the redaction rules reaches every stored type, as the gate does for new writes.
+//! Redacting again what the memories' own scrub (title, text, files) leaves: the tool and session
+//! names memories, captures and the queue carry, rules (and their evidence), work-state lists,
+//! facts and audit entries. `aletheia scrub` runs this after the memories, so a rule added to the
+//! redaction rules reaches every stored type, as the gate does for new writes.
 
 use super::{Store, StoreError};
 use crate::redact::{Redact, Redactor};
@@ -19,6 +20,17 @@ type Columns = &'static [(&'static str, Shape)];
 
 /// The text columns of each table, and the column that names a row.
 const TABLES: &[(&str, &str, Columns)] = &[
+    (
+        "memories",
+        "id",
+        &[("tool", Shape::Text), ("session_id", Shape::Text)],
+    ),
+    ("captures", "rowid", &[("tool", Shape::Text)]),
+    (
+        "session_queue",
+        "id",
+        &[("session_id", Shape::Text), ("tool", Shape::Text)],
+    ),
     (
         "rules",
         "id",
@@ -62,7 +74,7 @@ fn redact(r: &Redactor, shape: Shape, text: &str) -> String {
 }
 
 impl Store {
-    /// Redact the rules, lists, facts and audit reasons again; returns how many rows changed. A
+    /// Redact those columns again; returns how many rows changed. A
     /// row that becomes identical to another under a unique key (two rules that differed only
     /// by a secret) is merged into it.
     pub fn scrub_records(&mut self, r: &Redactor) -> Result<usize, StoreError> {
