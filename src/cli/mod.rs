@@ -29,23 +29,17 @@ use crate::text::Text;
 use crate::time::Clock;
 use anyhow::Context as _;
 
-/// Open the store for an interactive command and bring in anything spooled.
-pub fn open_store() -> anyhow::Result<Store> {
-    open_store_at(&Paths::from_env())
-}
-
-fn open_store_at(paths: &Paths) -> anyhow::Result<Store> {
+/// Open the store for an interactive command and bring in anything spooled (a drain with
+/// nothing spooled only looks for the files).
+fn open_store(paths: &Paths, redactor: &Redactor) -> anyhow::Result<Store> {
     let mut store = Store::open(paths, OpenOptions::INTERACTIVE)?;
-    if !crate::spool::pending_files(paths).is_empty() {
-        let report = crate::spool::drain(paths, &mut store, Redactor::global())
-            .context("draining the spool")?;
-        if report.rejected > 0 {
-            eprintln!(
-                "aletheia: {} spool line(s) could not be read and were moved to {}",
-                report.rejected,
-                paths.spool_dir().display()
-            );
-        }
+    let report = crate::spool::drain(paths, &mut store, redactor).context("draining the spool")?;
+    if report.rejected > 0 {
+        eprintln!(
+            "aletheia: {} spool line(s) could not be read and were moved to {}",
+            report.rejected,
+            paths.spool_dir().display()
+        );
     }
     Ok(store)
 }
@@ -90,7 +84,7 @@ impl Edge {
         let redactor = redactor()?;
         let paths = Paths::from_env();
         let store = if drain_first {
-            open_store_at(&paths)?
+            open_store(&paths, redactor)?
         } else {
             Store::open(&paths, OpenOptions::INTERACTIVE)?
         };

@@ -253,9 +253,7 @@ impl Server {
         let store = self.store.as_mut().expect("opened above");
         // What a hook spooled while the store was busy shows up here as it does on the command
         // line. A drain that fails leaves the spool for the next call; the call goes on.
-        if !crate::spool::pending_files(&self.paths).is_empty() {
-            let _ = crate::spool::drain(&self.paths, store, self.redactor);
-        }
+        let _ = crate::spool::drain(&self.paths, store, self.redactor);
         let mut ctx = Context {
             store,
             redactor: self.redactor,

@@ -245,12 +245,6 @@ impl Redact for NewMemory {
     }
 }
 
-impl Redact for String {
-    fn redact(self, r: &Redactor) -> String {
-        r.redact(&self)
-    }
-}
-
 impl Redact for serde_json::Value {
     /// JSON is redacted as its text, so a secret split across a key and its value
     /// (`{"password": "hunter22"}`) is caught like the same text anywhere else. When a
