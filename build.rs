@@ -1,5 +1,6 @@
-//! Embeds every host adapter in `adapters/` into the binary, so adding a host is adding a file,
-//! and links the programs as fixed-address executables on Linux (see `link_without_pie`).
+//! Embeds every host adapter in `adapters/` and the built-in redaction rules in
+//! `src/redact/rules/` into the binary, so adding a host or a secret shape is editing a data
+//! file, and links the programs as fixed-address executables on Linux (see `link_without_pie`).
 //!
 //! Adapters are written in TOML for people and embedded as JSON for the hook: the hook already
 //! parses its payload with serde_json, so reading its adapter costs no TOML parser at every
@@ -9,8 +10,12 @@
 use std::fmt::Write;
 use std::path::Path;
 
+#[path = "build/redaction_rules.rs"]
+mod redaction_rules;
+
 fn main() {
     link_without_pie();
+    redaction_rules::generate();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(&dir)

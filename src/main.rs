@@ -100,7 +100,7 @@ fn main() -> ExitCode {
             Ok(false) => return ExitCode::from(2),
             Err(e) => Err(e),
         },
-        Command::Redact(a) => cli::redact::run(a),
+        Command::Redact(a) => cli::redact::run(a, json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -52,7 +52,7 @@ def positives(rnd):
         ("telegram", lambda: str(rnd.randrange(10**8, 10**9)) + ":AA" + rs(rnd, b64u, 33)),
         ("linear", lambda: "lin_api_" + rs(rnd, ALNUM, 40)),
         ("postman", lambda: "PMAK-" + rs(rnd, "0123456789abcdef", 24) + "-" + rs(rnd, "0123456789abcdef", 34)),
-        ("azure-storage*", lambda: "DefaultEndpointsProtocol=https;AccountName=shop;AccountKey=" + base64.b64encode(os.urandom(64)).decode()),
+        ("azure-storage", lambda: "DefaultEndpointsProtocol=https;AccountName=shop;AccountKey=" + base64.b64encode(os.urandom(64)).decode()),
         ("datadog*", lambda: "dd " + rs(rnd, "0123456789abcdef", 32)),
     ]
     out = []
@@ -130,3 +130,117 @@ def throughput(binary, work, mb=100, seed=5):
         dt = time.perf_counter() - t
         best = dt if best is None else min(best, dt)
     return size / 1e6 / best
+
+
+def _each(binary, texts):
+    """Each text redacted on its own (one process each), so a block that runs to the end of its
+    text (an unclosed private key) cannot swallow the next case."""
+    return [run_redact(binary, t) for t in texts]
+
+
+def _caught(binary, cases):
+    """Per kind [caught, total] for (kind, text, secrets): caught when no secret survives."""
+    out = _each(binary, [text for _, text, _ in cases])
+    by_kind = {}
+    for (kind, _, secrets), red in zip(cases, out):
+        c = by_kind.setdefault(kind, [0, 0])
+        c[1] += 1
+        c[0] += all(s not in red for s in secrets)
+    return by_kind
+
+
+def _changed(binary, cases):
+    """Per kind [changed, total] for (kind, text) that must come back unchanged."""
+    out = _each(binary, [text for _, text in cases])
+    by_kind = {}
+    for (kind, text), red in zip(cases, out):
+        c = by_kind.setdefault(kind, [0, 0])
+        c[1] += 1
+        c[0] += red != text
+    return by_kind
+
+
+def heldout(binary, seed=23):
+    """The labelled set written apart from the rules (benchlib/secret_cases.py)."""
+    from benchlib import secret_cases
+    rnd = random.Random(seed)
+    return _caught(binary, secret_cases.positives(rnd)), _changed(binary, secret_cases.negatives(rnd))
+
+
+# gitleaks rules that recognise an identifier, not a secret: kept on purpose (see the docs).
+IDENTIFIER_RULES = ("client-id", "access-id", "user-api-id", "messagebird-client-id")
+# Rules that name files (no regex) or whose pattern is a whole file format.
+SKIP_RULES = ("pkcs12-file", "kubernetes-secret-yaml")
+
+
+def gitleaks_generated(binary, path, per_rule=3, seed=31):
+    """Per gitleaks rule [caught, total] on secrets generated from gitleaks' own patterns.
+
+    A rule whose secret carries its own shape (the secret holds one of the rule's keywords, as
+    `ghp_...` does) is tested with the generated match in a sentence. A rule that only knows a
+    secret by the name beside it (`adobe... = <32 hex>`) is tested with the generated secret
+    assigned to a name of that provider, in the syntaxes people paste."""
+    import tomllib
+    from benchlib import regexgen
+    rnd = random.Random(seed)
+    rules = tomllib.load(open(path, "rb"))["rules"]
+    cases = []
+    for r in rules:
+        rid = r["id"]
+        if "regex" not in r or rid in SKIP_RULES or rid.endswith(IDENTIFIER_RULES):
+            continue
+        keywords = [k.lower() for k in r.get("keywords", [])]
+        word = (keywords[0] if keywords else rid.split("-")[0]).strip("_-.:= ")
+        for _ in range(per_rule):
+            for _attempt in range(20):
+                text, groups = regexgen.generate(r["regex"], rnd)
+                g = r.get("secretGroup", 1 if 1 in groups else 0)
+                s, e = groups.get(g, (0, len(text)))
+                secret = text[s:e]
+                if len(secret) >= 8 and "\n" not in secret:
+                    break
+            else:
+                continue
+            if any(k in secret.lower() for k in keywords) or not keywords:
+                context = rnd.choice(["use {} for the staging deploy", "{}", "the key is {} (rotate it)"])
+                cases.append((rid, context.format(secret), [secret]))
+            else:
+                name = word.replace(".", "_").replace("-", "_")
+                context = rnd.choice([
+                    f'{name}_api_key = "{{}}"', f"export {name.upper()}_TOKEN={{}}",
+                    f"{name}Secret: '{{}}'", f'"{name}_key": "{{}}"', f"{name.upper()}_API_TOKEN: {{}}",
+                ])
+                cases.append((rid, context.format(secret), [secret]))
+    return _caught(binary, cases)
+
+
+def ordinary_text(binary, root):
+    """Lines changed in real coding text with no secrets: source files of well-known crates this
+    project builds with, lockfiles, this repository's history as diffs and logs (paths that hold
+    test secrets left out), and compiler output. Returns {source: [changed lines, lines]}."""
+    import glob
+    sources = {}
+    reg = sorted(glob.glob(os.path.expanduser("~/.cargo/registry/src/*/")))
+    crates = ["regex-1.", "serde-1.", "serde_json-1.", "clap_builder-4.", "jiff-0.", "rusqlite-0.", "tokio-1.", "hyper-1.", "toml-0."]
+    files = []
+    for base in reg[:1]:
+        for c in crates:
+            dirs = sorted(glob.glob(os.path.join(base, c + "*")))
+            if dirs:
+                files += sorted(glob.glob(os.path.join(dirs[-1], "src", "**", "*.rs"), recursive=True))[:40]
+    sources["source files of well-known crates"] = "".join(open(f, errors="replace").read() for f in files)
+    lock = [os.path.join(root, "Cargo.lock")] + glob.glob(os.path.expanduser("~/.cache/aletheia-test/**/package-lock.json"), recursive=True)[:2]
+    sources["lockfiles (Cargo.lock, package-lock.json)"] = "".join(open(f, errors="replace").read() for f in lock if os.path.exists(f))
+    keep_out = [":!src/redact", ":!tests", ":!fuzz", ":!scripts/benchlib", ":!docs", ":!fixtures"]
+    git = lambda *a: subprocess.run(["git", "-C", root, *a], capture_output=True, text=True, errors="replace").stdout
+    sources["git log -p (diffs)"] = git("log", "-p", "-n", "150", "--", ".", *keep_out)
+    sources["git log --stat, git blame"] = git("log", "--stat", "-n", "300") + git("blame", "src/store/mod.rs")
+    logs = subprocess.run(["cargo", "metadata", "--format-version", "1"], cwd=root, capture_output=True, text=True).stdout
+    sources["cargo metadata (JSON with checksums and paths)"] = logs
+    out = {}
+    for name, text in sources.items():
+        lines = [l for l in text.split("\n") if l.strip()]
+        red = run_redact(binary, "\n".join(lines)).split("\n")
+        changed = sum(a != b for a, b in zip(lines, red)) if len(red) == len(lines) else len(lines)
+        out[name] = [changed, len(lines)]
+    return out

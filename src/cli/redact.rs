@@ -1,5 +1,8 @@
-//! `aletheia redact`: show what would be stored for the text on stdin.
+//! `aletheia redact`: show what would be stored for the text on stdin, or with `--explain`,
+//! which rule replaced which span, so a user can see why a line changed (or did not) and report
+//! a miss or a false positive without pasting the secret anywhere.
 
+use crate::redact::{Finding, Redactor};
 use clap::Args;
 use std::io::{Read, Write};
 
@@ -8,24 +11,32 @@ pub struct RedactArgs {
     /// Only check the rule file named by ALETHEIA_REDACT_RULES and report how many rules it has.
     #[arg(long)]
     pub check: bool,
+    /// List which rule matched where (line, column, length), never the secret itself.
+    #[arg(long, conflicts_with = "check")]
+    pub explain: bool,
 }
 
-pub fn run(args: RedactArgs) -> anyhow::Result<()> {
-    let redactor = crate::redact::Redactor::from_env()?;
+pub fn run(args: RedactArgs, json: bool) -> anyhow::Result<()> {
+    let redactor = Redactor::from_env()?;
     if let Some(path) = std::env::var_os("ALETHEIA_REDACT_RULES").filter(|p| !p.is_empty()) {
         crate::redact::check_rules(std::path::Path::new(&path), redactor.user_rules())?;
     }
     if args.check {
         println!(
             "{} built-in rules, {} user rules; all compile.",
-            crate::redact::BUILTIN_RULES.len(),
+            crate::redact::rules::RULES.len(),
             redactor.user_rules().len()
         );
         return Ok(());
     }
     let mut raw = Vec::new();
     std::io::stdin().read_to_end(&mut raw)?;
-    let out = redactor.redact(&String::from_utf8_lossy(&raw));
+    let text = String::from_utf8_lossy(&raw);
+    let out = if args.explain {
+        explain(&text, &redactor.explain(&text), json)
+    } else {
+        redactor.redact(&text)
+    };
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(out.as_bytes())
@@ -34,4 +45,37 @@ pub fn run(args: RedactArgs) -> anyhow::Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
     }
+}
+
+/// One line per replaced span: where it is (line and column, counted in characters from 1),
+/// how long it is, the rules that matched it and what replaces it.
+fn explain(text: &str, findings: &[Finding], json: bool) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let line = text[..f.start].matches('\n').count() + 1;
+        let line_start = text[..f.start].rfind('\n').map_or(0, |p| p + 1);
+        let column = text[line_start..f.start].chars().count() + 1;
+        let length = text[f.start..f.end].chars().count();
+        if json {
+            let v = serde_json::json!({
+                "line": line, "column": column, "length": length,
+                "rules": f.rules, "marker": f.marker,
+            });
+            out.push_str(&format!("{v}\n"));
+        } else {
+            out.push_str(&format!(
+                "line {line}, column {column}: {length} characters matched by {} -> {}\n",
+                f.rules.join(", "),
+                f.marker
+            ));
+        }
+    }
+    if !json {
+        out.push_str(&match findings.len() {
+            0 => "Nothing to redact.\n".to_owned(),
+            1 => "1 span would be replaced.\n".to_owned(),
+            n => format!("{n} spans would be replaced.\n"),
+        });
+    }
+    out
 }

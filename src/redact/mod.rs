@@ -4,24 +4,23 @@
 //! through [`Redactor::redact`]. The store only accepts [`Redacted`] values, so a write that
 //! skipped redaction does not compile.
 //!
-//! Redaction sits on the hook's hot path, and compiling a few dozen regexes would cost more than
-//! the whole insert. Each rule therefore names cheap keywords, like gitleaks does: a rule's regex
-//! is compiled (once per process) and run only when one of its keywords occurs in the text.
+//! The built-in rules live as data in `rules/*.toml` (see [`rules`]); the user may add rules in
+//! gitleaks' format ([`user_rules`]). Redaction sits on the hook's hot path, so a rule's regex
+//! is compiled and run only on the lines where one of its keywords occurs ([`keywords`]). Every
+//! rule's matches on the original text are collected first, overlapping matches are merged, and
+//! the text is rebuilt once ([`spans`]).
 
-mod builtin;
+mod checks;
+mod keywords;
+pub mod rules;
+mod spans;
 mod user_rules;
 
-pub use builtin::{BUILTIN_RULES, BuiltinRule};
+pub use spans::Finding;
 pub use user_rules::{RuleFileError, UserRule, check_rules, load_rule_file, parse_rules};
 
 use crate::model::NewMemory;
-use regex::Regex;
-use std::borrow::Cow;
-use std::sync::{LazyLock, OnceLock};
-
-/// Builtin rules with their compiled regexes, compiled on first need.
-static COMPILED: LazyLock<Vec<OnceLock<Regex>>> =
-    LazyLock::new(|| BUILTIN_RULES.iter().map(|_| OnceLock::new()).collect());
+use std::sync::LazyLock;
 
 /// The process's rules, loaded once: builtin plus the user's rule file, if
 /// `ALETHEIA_REDACT_RULES` names one, or why that file could not be loaded.
@@ -82,112 +81,31 @@ impl Redactor {
         LOADED.as_ref().map_err(Clone::clone)
     }
 
-    /// Redact `text`: private blocks, known secret shapes, then credentials in URLs, headers and
-    /// assignments. Redacting redacted text changes nothing: a replacement can make text that an
-    /// earlier rule matches (a marker closing a URL's password, say), so the rules run again
-    /// until nothing changes.
+    /// Redact `text`: private blocks, known secret shapes, then credentials in URLs, headers,
+    /// command lines and assignments. Redacting redacted text changes nothing: a replacement can
+    /// make text that a rule matches (a marker closing a URL's password, say), so the lines
+    /// around each replacement are searched again until nothing changes.
     pub fn redact(&self, text: &str) -> String {
-        let mut out = self.redact_once(text);
-        if out == text {
-            return out;
+        let found = spans::find(self, text, &[(0, text.len())]);
+        if found.is_empty() {
+            return text.to_owned();
         }
+        let (mut out, mut dirty) = spans::apply(self, text, &found);
         for _ in 0..4 {
-            let again = self.redact_once(&out);
-            if again == out {
+            let found = spans::find(self, &out, &dirty);
+            if found.is_empty() {
                 break;
             }
-            out = again;
+            (out, dirty) = spans::apply(self, &out, &found);
         }
         out
     }
 
-    fn redact_once(&self, text: &str) -> String {
-        let lower = text.to_ascii_lowercase();
-        let mut out: Cow<'_, str> = Cow::Borrowed(text);
-        for (i, rule) in BUILTIN_RULES.iter().enumerate() {
-            if !rule.keywords.is_empty() && !rule.keywords.iter().any(|k| lower.contains(k)) {
-                continue;
-            }
-            let re = COMPILED[i].get_or_init(|| rule.regex());
-            if let Cow::Owned(s) = replace_secrets(re, &out, rule.marker, None, None) {
-                out = Cow::Owned(s);
-            }
-        }
-        for rule in &self.user {
-            if !rule.keywords.is_empty()
-                && !rule.keywords.iter().any(|k| lower.contains(k.as_str()))
-            {
-                continue;
-            }
-            let Some(re) = rule.compiled() else { continue };
-            if let Cow::Owned(s) =
-                replace_secrets(re, &out, &rule.marker, rule.secret_group, rule.entropy)
-            {
-                out = Cow::Owned(s);
-            }
-        }
-        out.into_owned()
+    /// What [`Redactor::redact`] replaces in `text` and why: each replaced span with the rules
+    /// that matched it, so a user can see why a line changed without seeing the secret.
+    pub fn explain(&self, text: &str) -> Vec<Finding> {
+        spans::findings(self, &spans::find(self, text, &[(0, text.len())]))
     }
-}
-
-/// Values that are already markers, or that name a secret rather than hold one (a shell
-/// variable, a placeholder): replacing them would only hide useful text.
-fn is_placeholder(value: &str) -> bool {
-    const PREFIXES: &[&str] = &[
-        "[redacted",
-        "[private]",
-        "$",
-        "<",
-        "%",
-        "{{",
-        "process.env",
-        "os.environ",
-        "env(",
-        "env.",
-        "getenv",
-    ];
-    PREFIXES.iter().any(|p| value.starts_with(p))
-}
-
-/// Replace every match's secret (group `group`, else the group named `secret`, else the whole
-/// match) with the marker. Returns `Cow::Borrowed` when nothing changed.
-fn replace_secrets<'t>(
-    re: &Regex,
-    text: &'t str,
-    marker: &str,
-    group: Option<usize>,
-    min_entropy: Option<f64>,
-) -> Cow<'t, str> {
-    let mut out = String::new();
-    let mut last = 0;
-    for caps in re.captures_iter(text) {
-        let whole = caps.get(0).expect("group 0 always matches");
-        let group_match = match group {
-            Some(i) => caps.get(i),
-            None => caps.name("secret"),
-        };
-        let secret = group_match.unwrap_or(whole);
-        let value = secret.as_str();
-        // A value after a name may be a marker, a placeholder or code (`getpass()`,
-        // `std::env::var(..)`); a whole-shape match never is.
-        if group_match.is_some() && (is_placeholder(value) || text[secret.end()..].starts_with('('))
-        {
-            continue;
-        }
-        if let Some(min) = min_entropy
-            && shannon_entropy(value) < min
-        {
-            continue;
-        }
-        out.push_str(&text[last..secret.start()]);
-        out.push_str(marker);
-        last = secret.end();
-    }
-    if last == 0 && out.is_empty() {
-        return Cow::Borrowed(text);
-    }
-    out.push_str(&text[last..]);
-    Cow::Owned(out)
 }
 
 /// Shannon entropy in bits per character, as gitleaks uses it to skip low-entropy matches.
@@ -312,42 +230,46 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn every_builtin_rule_catches_its_positives_and_spares_its_negatives() {
+    fn every_builtin_rule_catches_its_examples_and_spares_its_negatives() {
         let r = Redactor::builtin();
-        for rule in BUILTIN_RULES {
-            assert!(
-                !rule.positives.is_empty(),
-                "{} has no positive example",
-                rule.name
-            );
-            assert!(
-                !rule.negatives.is_empty(),
-                "{} has no negative example",
-                rule.name
-            );
-            for (input, expected) in rule.positives {
-                assert_eq!(
-                    &r.redact(input),
-                    expected,
-                    "rule {} on {input:?}",
-                    rule.name
-                );
+        let mut failures = Vec::new();
+        for rules::Examples {
+            id,
+            changed,
+            unchanged,
+        } in rules::EXAMPLES
+        {
+            for (input, expected) in *changed {
+                let out = r.redact(input);
+                if out != *expected {
+                    failures.push(format!(
+                        "{id}: {input:?}\n   gave {out:?}\n   want {expected:?}"
+                    ));
+                }
+                let explained = r.explain(input);
+                if !explained.iter().any(|f| f.rules.iter().any(|x| x == id)) {
+                    failures.push(format!("{id}: did not fire on {input:?} ({explained:?})"));
+                }
             }
-            for input in rule.negatives {
-                assert_eq!(
-                    &r.redact(input),
-                    input,
-                    "rule {} changed {input:?}",
-                    rule.name
-                );
+            for input in *unchanged {
+                let out = r.redact(input);
+                if out != *input {
+                    failures.push(format!("{id}: changed negative {input:?} to {out:?}"));
+                }
             }
         }
+        assert!(
+            failures.is_empty(),
+            "{} failures:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
     }
 
     #[test]
     fn every_builtin_regex_compiles() {
-        for rule in BUILTIN_RULES {
-            let _ = rule.regex();
+        for i in 0..rules::RULES.len() {
+            let _ = rules::Rule::regex(i);
         }
     }
 
@@ -363,18 +285,77 @@ mod tests {
     }
 
     #[test]
-    fn ordinary_coding_text_comes_back_unchanged() {
+    fn ordinary_coding_text_and_identifiers_come_back_unchanged() {
         let r = Redactor::builtin();
         for text in [
             "commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
             "id 123e4567-e89b-12d3-a456-426614174000",
+            "GET https://api.example.com/v1/orders/123e4567-e89b-12d3-a456-426614174000?expand=items",
             "integrity sha512-Q5nvJmYmbFP4Ld2DiNAIiB6sxYz0FSY2zK+0aX0yXlV4XG8eJrfnZq2ZKDIbYvQUa0xOn4ko2+6Q7HmA2A9ZrQ==",
+            "checksum = \"9d5c4c2e5b1d0a5f6f3c0f5b4c8e1e2d5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d\"",
+            "h1:Wq0fR8BjV4dH2TzFUn4Vd7k1cM2h0QeGkIYb3sW6pXo= go.sum line",
+            "image: ghcr.io/acme/api@sha256:3b1f5c9e0a7d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f2a4b6c8d0e2f",
             "see https://docs.rs/regex/latest/regex/ and http://localhost:8080/health",
             "max_tokens = 4096 and token_count: 12",
+            "token_count = 4096",
+            "password = getpass.getpass()",
             "the task-runner-for-the-whole-repository-tree is fine",
+            "arn:aws:iam::123456789012:role/deploy-prod",
+            "bucket: acme-prod-assets-2024 in us-east-1",
+            "client_id: 1234567890-abc123def456ghi789jkl012mno345pq.apps.googleusercontent.com",
+            "account_id = 123456789012",
+            "version = \"1.42.0-beta.3+build.7\"",
+            "src/redact/rules/generic.toml:42:7",
+            "<img src=\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==\">",
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl dev@laptop",
+            "def login(password: str, token: Optional[str] = None) -> bool:",
+            "fn token(&self) -> Option<&str> { self.token.as_deref() }",
+            "PASSWORD_MIN_LENGTH = 12",
+            "primary_key=True, sort_key='createdAt'",
         ] {
-            assert_eq!(r.redact(text), text);
+            assert_eq!(r.redact(text), text, "{:?}", r.explain(text));
         }
+    }
+
+    #[test]
+    fn explain_names_the_rules_and_spans_without_the_secret() {
+        let r = Redactor::builtin();
+        let text = "git push https://x:ghp_1234567890abcdefghijklmnopqrstuvwxyzAB@github.com";
+        let found = r.explain(text);
+        assert_eq!(found.len(), 1);
+        let f = &found[0];
+        assert_eq!(
+            &text[f.start..f.end],
+            "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB"
+        );
+        assert_eq!(f.rules, ["github-token", "url-password"]);
+        assert_eq!(f.marker, "[redacted:github-token]");
+        assert!(r.explain("nothing secret here").is_empty());
+    }
+
+    #[test]
+    fn a_token_after_an_escaped_newline_is_caught_and_the_escape_kept() {
+        // JSON text (`serde_json::Value::to_string`) writes a newline as `\n`, and `n` is a word
+        // character, so no word boundary precedes the token.
+        let r = Redactor::builtin();
+        let text = r#"{"out":"line one\nghp_1234567890abcdefghijklmnopqrstuvwxyzAB\tAKIAIOSFODNN7EXAMPLE"}"#;
+        assert_eq!(
+            r.redact(text),
+            r#"{"out":"line one\n[redacted:github-token]\t[redacted:aws-key-id]"}"#
+        );
+    }
+
+    #[test]
+    fn a_secret_in_a_long_text_is_found_wherever_it_is() {
+        // Keyword windows are lines; a long text must not hide a secret in its middle or end.
+        let r = Redactor::builtin();
+        let filler = "fn retry(backoff: u32) -> u32 { backoff * 2 } // token count\n".repeat(2000);
+        let token = "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB";
+        let text = format!("{filler}DB_PASSWORD=hunter22\n{filler}{token}");
+        assert_eq!(
+            r.redact(&text),
+            format!("{filler}DB_PASSWORD=[redacted]\n{filler}[redacted:github-token]")
+        );
     }
 
     #[test]
@@ -404,7 +385,7 @@ mod tests {
         #[test]
         fn redaction_is_idempotent_on_secret_like_text(
             prefix in "[a-z ]{0,20}",
-            key in "(sk-|ghp_|AKIA|xoxb-|password=|Bearer )[A-Za-z0-9]{10,40}",
+            key in "(sk-|ghp_|AKIA|xoxb-|password=|Bearer |api_key: |--token |-p|\\$2b\\$12\\$|machine h login u password |curl -u a:|<password>|https://u:|SSWS |auth = \"|LS0tLS1CRUdJTi)[A-Za-z0-9+/=._$-]{10,60}",
             suffix in "[a-z ]{0,20}",
         ) {
             let r = Redactor::builtin();

@@ -7,7 +7,7 @@
 //! large file costs the hook nothing until one of its keywords shows up; `aletheia redact
 //! --check` compiles them all.
 
-use regex::Regex;
+use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -64,7 +64,7 @@ impl UserRule {
     /// Compile the regex.
     /// gitleaks' generic rules are large once Unicode classes expand; allow for them.
     pub fn compile(&self) -> Result<Regex, regex::Error> {
-        regex::RegexBuilder::new(&self.pattern)
+        RegexBuilder::new(&self.pattern)
             .size_limit(256 << 20)
             .build()
     }

@@ -1,0 +1,450 @@
+//! Tests on a matched value that a regex cannot express: is it a placeholder, code, a type, an
+//! identifier, or does it look like a credential? These are the false-positive guards of the
+//! generic rules, which match on a name (`password`, `*_key`) and must then judge the value.
+
+use super::rules::Check;
+use base64::Engine;
+
+/// What a rule matched: a little of the text before the match, the match up to the secret (the
+/// name and operator, for assignments), the secret, and a little of the text after it.
+pub struct Matched<'t> {
+    pub prefix: &'t str,
+    pub before: &'t str,
+    pub value: &'t str,
+    pub after: &'t str,
+}
+
+/// Whether the match passes its rule's check.
+pub fn passes(check: Check, m: &Matched<'_>) -> bool {
+    match check {
+        Check::None => true,
+        Check::Password => password_value(m),
+        Check::Credential => password_value(m) && credential_looking(m),
+        Check::PemBase64 => pem_base64(m.value),
+        Check::JwtBase64 => jwt_base64(m.value),
+    }
+}
+
+/// Values that are already markers, or that name a secret rather than hold one (a variable, a
+/// template, an environment lookup, a mask): replacing them would only hide useful text.
+pub fn is_placeholder(value: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "[redacted",
+        "[private]",
+        "$",
+        "<",
+        "%",
+        "{{",
+        "#{",
+        "process.env",
+        "os.environ",
+        "os.getenv",
+        "env(",
+        "env.",
+        "env:",
+        "file:",
+        "fd:",
+        "getenv",
+        "secrets.",
+        "vars.",
+        "your_",
+        "your-",
+        "yourapi",
+        "insert_",
+        "replace_",
+        "replace-",
+        "example",
+        "placeholder",
+        "dummy",
+        "redacted",
+        "xxx",
+        "***",
+        "...",
+        "•••",
+    ];
+    let lower = value.trim_start_matches(['"', '\'']).to_ascii_lowercase();
+    is_mask(&lower)
+        || PREFIXES.iter().any(|p| lower.starts_with(p))
+        || [
+            "replace_me",
+            "replace-me",
+            "replaceme",
+            "changeme",
+            "change_me",
+            "<your",
+            "todo",
+        ]
+        .iter()
+        .any(|p| lower == *p || lower.ends_with(p))
+        || lower.ends_with("_here")
+        || lower.ends_with("-here")
+        || lower.ends_with("...")
+        || lower.ends_with('…')
+        || one_repeated_char(&lower)
+}
+
+/// A value that shows where a secret would go rather than holding one: a run of eight of one
+/// character (`password: ********`, `gho_****…`) or a template (`xoxb-your-bot-token`).
+pub fn is_mask(value: &str) -> bool {
+    value
+        .as_bytes()
+        .windows(8)
+        .any(|w| w.iter().all(|&c| c == w[0]))
+        || is_template(value)
+}
+
+/// A shape filled in with words rather than a secret (`xoxb-your-bot-token`). Checked on every
+/// match, also of a provider's shape; runs of one character are not, since a generated test
+/// key (`AKIA` and sixteen `Q`s) is redacted as a real one would be.
+pub fn is_template(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    ["your-", "your_", "<your", "yourtoken", "yourkey"]
+        .iter()
+        .any(|p| lower.contains(p))
+}
+
+fn one_repeated_char(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| chars.all(|d| d == c))
+}
+
+/// Words that stand where a secret's value would in code but are not one: literals, types and
+/// keywords of the languages people paste.
+const CODE_WORDS: &[&str] = &[
+    "none",
+    "null",
+    "nil",
+    "true",
+    "false",
+    "undefined",
+    "required",
+    "optional",
+    "inherit",
+    "string",
+    "str",
+    "bool",
+    "boolean",
+    "int",
+    "integer",
+    "bytes",
+    "number",
+    "any",
+    "unknown",
+    "object",
+    "self",
+    "this",
+    "password",
+    "secret",
+    "token",
+    "secretstr",
+    "secretstring",
+    "securestring",
+    "option",
+    "default",
+    "hidden",
+    "masked",
+    "sensitive",
+    "empty",
+    "notset",
+    "not_set",
+    "unset",
+    "disabled",
+    "enabled",
+    "env",
+    "environment",
+    "prompt",
+    "stdin",
+    "ask",
+];
+
+/// English words that mark a quoted value as a sentence (a prompt or an error message) rather
+/// than a passphrase.
+const PROSE_WORDS: &[&str] = &[
+    "the", "your", "a", "an", "to", "is", "of", "for", "please", "enter", "must", "not", "be",
+    "invalid", "missing", "required", "with", "from", "and", "or", "in", "on", "at", "this",
+];
+
+/// A value assigned to a password-like name is a secret unless it is code: a call, a type, an
+/// attribute path, a literal, a number where a count would stand, a sentence.
+fn password_value(m: &Matched<'_>) -> bool {
+    let v = m.value;
+    let lower = v.to_ascii_lowercase();
+    if CODE_WORDS.contains(&lower.as_str()) || is_placeholder(v) {
+        return false;
+    }
+    let quoted = m.before.ends_with(['"', '\'', '`']);
+    // `arn:aws:secretsmanager:…:secret:prod/db`: a resource name, not an assignment.
+    if m.prefix.contains("arn:") {
+        return false;
+    }
+    // `password: Option<String>`, `token = get_token()`, `key: Vec[u8]`, `pw = cfg.get(...)`;
+    // a closing tag (`<password>x</password>`) is not code.
+    let mut after = m.after.chars();
+    match (after.next(), after.next()) {
+        (Some('<'), Some('/')) => {}
+        (Some('(' | '<' | '['), _) => return false,
+        (Some('.'), Some(c)) if c.is_ascii_alphabetic() || c == '_' => return false,
+        _ => {}
+    }
+    // `&str`, `*mut c_char`, `@Value(...)`, `--flag` are types, annotations and options; inside
+    // quotes they are characters of a password.
+    if !quoted && v.starts_with(['&', '*', '@', '-', '=', ':', '#', '!']) {
+        return false;
+    }
+    if v.contains("://") && !v.contains('@') {
+        return false;
+    }
+    // A value of digits after a secret-ish (not password-ish) name is a length, a count or an id.
+    let name = m.before.to_ascii_lowercase();
+    if v.bytes().all(|b| b.is_ascii_digit()) && !name.contains("pass") && !name.contains("pwd") {
+        return false;
+    }
+    if !quoted {
+        // `config.password`, `settings.SECRET_KEY`, `args.secret_name`: attribute paths; and
+        // `password = user_password`: a variable.
+        if is_attribute_path(v)
+            || (v.contains('_') && v.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+        {
+            return false;
+        }
+        // `the x-api-key: header is required`: a word in a sentence, not a value.
+        let mut rest = m.after.chars();
+        if v.bytes().all(|b| b.is_ascii_lowercase())
+            && rest.next() == Some(' ')
+            && rest.next().is_some_and(|c| c.is_ascii_alphabetic())
+        {
+            return false;
+        }
+    }
+    if v.contains(' ') {
+        let words: Vec<String> = lower
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .map(str::to_owned)
+            .collect();
+        if words.iter().any(|w| PROSE_WORDS.contains(&w.as_str())) {
+            return false;
+        }
+    }
+    true
+}
+
+fn is_attribute_path(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('.').collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| {
+            let mut c = p.chars();
+            c.next()
+                .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+                && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+        })
+        && !parts
+            .iter()
+            .any(|p| p.len() >= 16 && p.bytes().any(|b| b.is_ascii_digit()))
+}
+
+/// A value after a name that only might be a credential (`license_key`, `auth`, `ado_pat`)
+/// counts only when it looks like one: long enough, of a key's alphabet, with letters and
+/// digits and enough entropy, and not an identifier (UUID, path, URL, ARN, version, public key).
+fn credential_looking(m: &Matched<'_>) -> bool {
+    let v = m.value;
+    let name = format!("{} {}", m.prefix, m.before).to_ascii_lowercase();
+    if ["public", "publishable", "pubkey", "pub_key", "pub-key"]
+        .iter()
+        .any(|p| name.contains(p))
+    {
+        return false;
+    }
+    if v.len() < 16 || v.len() > 1000 || v.contains(' ') {
+        return false;
+    }
+    if !v
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"+/=_-.~!%^*".contains(&b))
+    {
+        return false;
+    }
+    // Heroku, HubSpot and KuCoin keys are UUIDs, so a UUID counts after a key's name, unless
+    // the name says what it identifies.
+    if is_uuid(v) {
+        return !IDENTIFIER_NAMES.iter().any(|n| name.contains(n));
+    }
+    let lower = v.to_ascii_lowercase();
+    if lower.starts_with("arn:")
+        || v.starts_with(['/', '.', '~'])
+        || lower.starts_with("sha256:")
+        || lower.starts_with("sha512-")
+        || looks_like_file(v)
+    {
+        return false;
+    }
+    // Letters and digits both, and more than a date's few letters (`1979-05-27T07:32:00Z`).
+    let digits = v.bytes().filter(u8::is_ascii_digit).count();
+    let letters = v.bytes().filter(u8::is_ascii_alphabetic).count();
+    digits > 0 && letters >= 4 && super::shannon_entropy(v) >= 3.0
+}
+
+/// Words in a key's name that make it an identifier: `idempotency_key`, `cache_key`, `sort_key`.
+const IDENTIFIER_NAMES: &[&str] = &[
+    "idempot",
+    "cache",
+    "partition",
+    "sort",
+    "primary",
+    "foreign",
+    "request",
+    "message",
+    "object",
+    "dedup",
+    "lookup",
+    "row",
+    "hash",
+    "range",
+    "s3",
+    "bucket",
+    "field",
+    "trace",
+    "correlation",
+    "session",
+    "i18n",
+    "translation",
+    "item",
+    "entity",
+    "node",
+    "user",
+    "tenant",
+    "account",
+    "client",
+    "device",
+    "order",
+    "record",
+];
+
+fn is_uuid(v: &str) -> bool {
+    let b = v.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// `uploads/2024/report.pdf`, `v1.2.3-beta`, `app-1.0.0.tar.gz`.
+fn looks_like_file(v: &str) -> bool {
+    let ext = v.rsplit('.').next().unwrap_or("");
+    (v.contains('/')
+        && v.contains('.')
+        && (1..=5).contains(&ext.len())
+        && ext.bytes().all(|b| b.is_ascii_alphabetic()))
+        || v.split(['.', '-', '+']).all(|p| {
+            p.bytes().all(|b| b.is_ascii_digit())
+                || p.len() <= 6 && p.bytes().all(|b| b.is_ascii_alphabetic())
+        })
+}
+
+/// Base64 that decodes to a PEM private key (a kubeconfig's `client-key-data`, a CI variable).
+fn pem_base64(value: &str) -> bool {
+    let head = &value[..value.len().min(80) / 4 * 4];
+    base64::engine::general_purpose::STANDARD
+        .decode(head)
+        .is_ok_and(|bytes| {
+            let s = String::from_utf8_lossy(&bytes);
+            s.starts_with("-----BEGIN") && s.contains("PRIVATE KEY")
+        })
+}
+
+/// Base64 that decodes to `eyJ….eyJ`: a JWT's header and payload.
+fn jwt_base64(value: &str) -> bool {
+    let head = &value[..value.len().min(4096) / 4 * 4];
+    base64::engine::general_purpose::STANDARD
+        .decode(head)
+        .is_ok_and(|bytes| bytes.starts_with(b"eyJ") && bytes.windows(4).any(|w| w == b".eyJ"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m<'a>(before: &'a str, value: &'a str, after: &'a str) -> Matched<'a> {
+        let before = before.strip_suffix(value).unwrap_or(before);
+        let before = before.strip_suffix(after).unwrap_or(before);
+        let before = before.strip_suffix(value).unwrap_or(before);
+        Matched {
+            prefix: "",
+            before,
+            value,
+            after,
+        }
+    }
+
+    #[test]
+    fn password_values_that_are_code_are_not_secrets() {
+        for (whole, value, after) in [
+            ("password = getpass", "getpass", ".getpass()"),
+            ("password: Option", "Option", "<String>"),
+            ("token = config.api_token", "config.api_token", ""),
+            ("password = user_password", "user_password", ""),
+            ("secret_length = 32", "32", ""),
+            ("password: str", "str", ""),
+            (
+                "token: \"Please enter your token\"",
+                "Please enter your token",
+                "\"",
+            ),
+            ("password = \"********\"", "********", "\""),
+            ("api_key = YOUR_API_KEY_HERE", "YOUR_API_KEY_HERE", ""),
+        ] {
+            assert!(!password_value(&m(whole, value, after)), "{whole}");
+        }
+        for (whole, value, after) in [
+            ("DB_PASSWORD=hunter22", "hunter22", ""),
+            (
+                "password: \"correct horse battery staple\"",
+                "correct horse battery staple",
+                "\"",
+            ),
+            ("PIN_PASSWORD=123456", "123456", ""),
+            ("token = 'abc.def.ghi'", "abc.def.ghi", "'"),
+        ] {
+            assert!(password_value(&m(whole, value, after)), "{whole}");
+        }
+    }
+
+    #[test]
+    fn credential_looking_values() {
+        for v in [
+            "Ab3dE5gH7jK9mN1pQ",
+            "6c7f2a9e41b04d3f8e2a7c5d9b1e0f3a",
+            "live_4f9Kd82jdLq0Zx7Y",
+        ] {
+            assert!(credential_looking(&m("license_key=", v, "")), "{v}");
+        }
+        for v in [
+            "uploads/2024/01/report.pdf",
+            "1979-05-27T07:32:00Z",
+            "arn:aws:s3:::my-bucket-2024",
+            "kubernetes.io/hostname",
+            "short1",
+            "1.2.3-beta.4",
+        ] {
+            assert!(!credential_looking(&m("license_key=", v, "")), "{v}");
+        }
+        assert!(!credential_looking(&m(
+            "public_key=",
+            "Ab3dE5gH7jK9mN1pQ",
+            ""
+        )));
+        let uuid = "123e4567-e89b-12d3-a456-426614174000";
+        assert!(credential_looking(&m("heroku_key=", uuid, "")));
+        assert!(!credential_looking(&m("idempotency_key=", uuid, "")));
+    }
+
+    #[test]
+    fn base64_pem_needs_a_private_key_header() {
+        let private = base64::engine::general_purpose::STANDARD
+            .encode("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\n");
+        let cert = base64::engine::general_purpose::STANDARD
+            .encode("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+        assert!(pem_base64(&private));
+        assert!(!pem_base64(&cert));
+    }
+}

@@ -1,0 +1,168 @@
+//! Finds, in one pass, which rules' keywords occur in a text and on which lines.
+//!
+//! A rule's regex runs only where one of its keywords occurs, as in gitleaks: with several
+//! hundred rules, that is what keeps an ordinary prompt cheap. Looking for each keyword in turn
+//! would cost a pass over the text per keyword, and an Aho-Corasick automaton over all of them
+//! takes about 0.2 ms to build here, a tenth of a whole hook. Instead the first three bytes of
+//! every keyword go into a 4,096-bit filter: one pass tests each position's three bytes against
+//! it, and only the positions that pass compare the few keywords starting with those bytes.
+//!
+//! A rule then runs on the lines that hold its keywords rather than on the whole text, so a
+//! 100 MB file with a secret every few kilobytes costs each rule a few lines, not 100 MB.
+
+use super::rules::{KEYWORDS, RULES};
+use std::sync::LazyLock;
+
+/// Bit `bucket(prefix)` is set for the first three bytes of every keyword.
+static FILTER: LazyLock<[u64; 64]> = LazyLock::new(|| {
+    let mut bits = [0u64; 64];
+    for k in KEYWORDS {
+        let b = bucket(k.prefix);
+        bits[b >> 6] |= 1 << (b & 63);
+    }
+    bits
+});
+
+fn bucket(prefix: u32) -> usize {
+    (prefix.wrapping_mul(0x9E37_79B1) >> 20) as usize
+}
+
+/// How close (in bytes) a rule's next keyword must be to extend its last window.
+const NEAR: usize = 4096;
+
+/// A byte range of the text that rule `rule` must search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub rule: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The windows to search in `text`, looking for keywords only inside `ranges` (sorted,
+/// disjoint byte ranges, each starting at a line start or at the text's start). A line-based
+/// rule gets each line (clipped to its range) holding one of its keywords, once; a multiline
+/// rule gets the whole range. Windows come out in rule order.
+pub fn windows(text: &str, ranges: &[(usize, usize)]) -> Vec<Window> {
+    let bytes = text.as_bytes();
+    let filter = &*FILTER;
+    let mut out: Vec<Window> = Vec::new();
+    // Per rule, the end of its last window: later hits before it are already covered.
+    let mut covered = vec![0usize; RULES.len()];
+    // Per rule, its last window in `out` and the range it lies in: a hit within `NEAR` bytes
+    // after it extends it, so keyword-dense text costs a rule a few long searches rather than
+    // one per line.
+    let mut last: Vec<Option<(usize, usize)>> = vec![None; RULES.len()];
+    for (r, &(from, to)) in ranges.iter().enumerate() {
+        let mut key: u32 = 0;
+        let mut line_start = from;
+        let mut line_end: Option<usize> = None;
+        for i in from..to {
+            let b = bytes[i];
+            if b == b'\n' {
+                line_start = i + 1;
+                line_end = None;
+            }
+            key = ((key << 8) | u32::from(b.to_ascii_lowercase())) & 0x00FF_FFFF;
+            if i < from + 2 {
+                continue;
+            }
+            let h = bucket(key);
+            if filter[h >> 6] & (1 << (h & 63)) == 0 {
+                continue;
+            }
+            let start = i - 2;
+            let first = KEYWORDS.partition_point(|k| k.prefix < key);
+            for k in KEYWORDS[first..].iter().take_while(|k| k.prefix == key) {
+                let rule = usize::from(k.rule);
+                let word = k.text.as_bytes();
+                if covered[rule] > start
+                    || !bytes[start..]
+                        .get(..word.len())
+                        .is_some_and(|w| w.eq_ignore_ascii_case(word))
+                {
+                    continue;
+                }
+                let (ws, we) = if RULES[rule].multiline {
+                    (from, to)
+                } else {
+                    // Keywords hold no newline, so `line_start` is this keyword's line.
+                    let end = *line_end.get_or_insert_with(|| {
+                        bytes[i..to]
+                            .iter()
+                            .position(|&c| c == b'\n')
+                            .map_or(to, |p| i + p)
+                    });
+                    (line_start, end)
+                };
+                covered[rule] = we.max(start + 1);
+                match last[rule] {
+                    Some((w, in_range)) if in_range == r && out[w].end + NEAR >= ws => {
+                        out[w].end = we;
+                    }
+                    _ => {
+                        last[rule] = Some((out.len(), r));
+                        out.push(Window {
+                            rule,
+                            start: ws,
+                            end: we,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by_key(|w| (w.rule, w.start));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule_index(id: &str) -> usize {
+        RULES.iter().position(|r| r.id == id).unwrap()
+    }
+
+    #[test]
+    fn keywords_are_sorted_and_every_rule_has_one() {
+        assert!(KEYWORDS.windows(2).all(|w| w[0].prefix <= w[1].prefix));
+        for (i, rule) in RULES.iter().enumerate() {
+            assert!(
+                KEYWORDS.iter().any(|k| usize::from(k.rule) == i),
+                "{} has no keyword",
+                rule.id
+            );
+        }
+    }
+
+    #[test]
+    fn a_keyword_opens_a_window_on_its_line_only() {
+        let text = "first line\nuse ghp_abc here\nlast line";
+        let w = windows(text, &[(0, text.len())]);
+        let gh = rule_index("github-token");
+        let hit: Vec<_> = w.iter().filter(|w| w.rule == gh).collect();
+        assert_eq!(hit.len(), 1);
+        assert_eq!(&text[hit[0].start..hit[0].end], "use ghp_abc here");
+    }
+
+    #[test]
+    fn keywords_match_in_any_case_and_at_the_edges() {
+        let gh = rule_index("github-token");
+        for text in ["GHP_", "x GhP_", "ghp_"] {
+            let w = windows(text, &[(0, text.len())]);
+            assert!(w.iter().any(|w| w.rule == gh), "{text:?}");
+        }
+        assert!(windows("gh", &[(0, 2)]).is_empty());
+    }
+
+    #[test]
+    fn ordinary_prose_opens_no_provider_window() {
+        let text = "please fix the failing test in src/cart.rs and rerun the checkout flow";
+        let w = windows(text, &[(0, text.len())]);
+        assert!(
+            w.is_empty(),
+            "{:?}",
+            w.iter().map(|w| RULES[w.rule].id).collect::<Vec<_>>()
+        );
+    }
+}

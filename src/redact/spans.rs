@@ -1,0 +1,271 @@
+//! Collects every rule's matches, merges the overlaps, and rebuilds the text once.
+//!
+//! Rules do not rewrite the text one after another: each finds its spans in the same text, and
+//! where spans overlap (a GitHub token that is also a URL's password) they merge into one
+//! replacement named by the earliest rule, so the specific shape wins over the generic one. The
+//! same spans explain a redaction (`aletheia redact --explain`).
+
+use super::Redactor;
+use super::checks::{self, Matched};
+use super::keywords;
+use super::rules::{Check, RULES, Rule};
+use regex::bytes::Regex;
+
+/// Which rule matched: built-in rules first, then the user's, each in file order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum RuleRef {
+    Builtin(usize),
+    User(usize),
+}
+
+/// One rule's match: the bytes `start..end` of the searched text are a secret.
+#[derive(Debug)]
+pub(super) struct Span {
+    start: usize,
+    end: usize,
+    rule: RuleRef,
+}
+
+/// A replaced span of the original text, for `--explain`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Finding {
+    /// Byte offsets into the text.
+    pub start: usize,
+    pub end: usize,
+    /// The rules that matched it, the one whose marker replaces it first.
+    pub rules: Vec<String>,
+    pub marker: String,
+}
+
+/// Every rule's spans in `text`, looking only inside `ranges`.
+pub(super) fn find(r: &Redactor, text: &str, ranges: &[(usize, usize)]) -> Vec<Span> {
+    let mut out = Vec::new();
+    for w in keywords::windows(text, ranges) {
+        let rule = &RULES[w.rule];
+        let how = How {
+            entropy: rule.entropy,
+            check: rule.check,
+            group: None,
+        };
+        collect(
+            Rule::regex(w.rule),
+            text,
+            (w.start, w.end),
+            &how,
+            RuleRef::Builtin(w.rule),
+            &mut out,
+        );
+    }
+    for &(from, to) in ranges.iter().filter(|_| !r.user_rules().is_empty()) {
+        let lower = text[from..to].to_ascii_lowercase();
+        for (i, rule) in r.user_rules().iter().enumerate() {
+            if !rule.keywords.is_empty()
+                && !rule.keywords.iter().any(|k| lower.contains(k.as_str()))
+            {
+                continue;
+            }
+            let Some(re) = rule.compiled() else { continue };
+            let how = How {
+                entropy: rule.entropy,
+                check: Check::None,
+                group: rule.secret_group,
+            };
+            collect(re, text, (from, to), &how, RuleRef::User(i), &mut out);
+        }
+    }
+    out
+}
+
+/// How a rule judges its matches.
+struct How {
+    entropy: Option<f64>,
+    check: Check,
+    /// The numbered group that holds the secret (gitleaks' `secretGroup`); without one, the
+    /// first group whose name starts with `secret` that took part, else the whole match.
+    group: Option<usize>,
+}
+
+fn collect(
+    re: &Regex,
+    text: &str,
+    (from, to): (usize, usize),
+    how: &How,
+    rule: RuleRef,
+    out: &mut Vec<Span>,
+) {
+    let hay = &text[from..to];
+    let named: Vec<usize> = re
+        .capture_names()
+        .enumerate()
+        .filter_map(|(i, n)| n.filter(|n| n.starts_with("secret")).map(|_| i))
+        .collect();
+    if how.group.is_none() && named.is_empty() && how.entropy.is_none() && how.check == Check::None
+    {
+        for m in re.find_iter(hay.as_bytes()).filter(|m| !m.is_empty()) {
+            let (s, e) = trim_escapes(hay, widen(hay, m.start(), m.end()));
+            if !checks::is_template(&hay[s..e]) {
+                out.push(Span {
+                    start: from + s,
+                    end: from + e,
+                    rule,
+                });
+            }
+        }
+        return;
+    }
+    for caps in re.captures_iter(hay.as_bytes()) {
+        let whole = caps.get(0).expect("group 0 always matches");
+        let group = match how.group {
+            Some(i) => caps.get(i),
+            None => named.iter().find_map(|&i| caps.get(i)),
+        };
+        let secret = group.unwrap_or(whole);
+        let (start, end) = trim_escapes(hay, widen(hay, secret.start(), secret.end()));
+        let value = &hay[start..end];
+        if value.is_empty() {
+            continue;
+        }
+        let rest = &hay[end..];
+        // A value after a name may be a marker, a placeholder or a call (`getpass()`); a
+        // whole-shape match never is.
+        if group.is_some() && (checks::is_placeholder(value) || rest.starts_with('(')) {
+            continue;
+        }
+        if how
+            .entropy
+            .is_some_and(|min| super::shannon_entropy(value) < min)
+        {
+            continue;
+        }
+        if if group.is_some() {
+            checks::is_mask(value)
+        } else {
+            checks::is_template(value)
+        } {
+            continue;
+        }
+        let match_start = widen(hay, whole.start(), start).0;
+        let matched = Matched {
+            prefix: &hay[boundary(hay, match_start.saturating_sub(32))..match_start],
+            before: &hay[match_start..start],
+            value,
+            after: &rest[..boundary(rest, rest.len().min(16))],
+        };
+        if !checks::passes(how.check, &matched) {
+            continue;
+        }
+        out.push(Span {
+            start: from + start,
+            end: from + end,
+            rule,
+        });
+    }
+}
+
+/// A match less the `\n`, `\r` or `\t` escape that stood for its word boundary (see
+/// `after_escapes` in `build/redaction_rules.rs`).
+fn trim_escapes(s: &str, (mut start, end): (usize, usize)) -> (usize, usize) {
+    while end - start > 2
+        && ["\\n", "\\r", "\\t"]
+            .iter()
+            .any(|e| s[start..end].starts_with(e))
+    {
+        start += 2;
+    }
+    (start, end)
+}
+
+/// `start..end` widened to character boundaries: rules match bytes, and a match that ends
+/// inside a character (a length limit reached) must still replace the whole character.
+fn widen(s: &str, start: usize, mut end: usize) -> (usize, usize) {
+    while !s.is_char_boundary(end) {
+        end += 1;
+    }
+    (boundary(s, start), end)
+}
+
+/// Overlapping spans merged, in text order, each with the rules that matched it (sorted, so
+/// the first names the replacement).
+fn merge(spans: &[Span]) -> Vec<(usize, usize, Vec<RuleRef>)> {
+    let mut sorted: Vec<&Span> = spans.iter().collect();
+    sorted.sort_by_key(|s| (s.start, s.rule));
+    let mut out: Vec<(usize, usize, Vec<RuleRef>)> = Vec::new();
+    for s in sorted {
+        match out.last_mut() {
+            Some((_, end, rules)) if s.start < *end => {
+                *end = (*end).max(s.end);
+                if !rules.contains(&s.rule) {
+                    rules.push(s.rule);
+                }
+            }
+            _ => out.push((s.start, s.end, vec![s.rule])),
+        }
+    }
+    for (_, _, rules) in &mut out {
+        rules.sort();
+    }
+    out
+}
+
+fn marker(r: &Redactor, rule: RuleRef) -> &str {
+    match rule {
+        RuleRef::Builtin(i) => RULES[i].marker,
+        RuleRef::User(i) => &r.user_rules()[i].marker,
+    }
+}
+
+fn id(r: &Redactor, rule: RuleRef) -> String {
+    match rule {
+        RuleRef::Builtin(i) => RULES[i].id.to_owned(),
+        RuleRef::User(i) => r.user_rules()[i].id.clone(),
+    }
+}
+
+/// The text with every span replaced, and the ranges around the replacements (whole lines, or
+/// 512 bytes each way on a long line), which the next pass searches again.
+pub(super) fn apply(r: &Redactor, text: &str, spans: &[Span]) -> (String, Vec<(usize, usize)>) {
+    let mut out = String::with_capacity(text.len());
+    let mut placed = Vec::new();
+    let mut last = 0;
+    for (start, end, rules) in merge(spans) {
+        out.push_str(&text[last..start]);
+        let at = out.len();
+        out.push_str(marker(r, rules[0]));
+        placed.push((at, out.len()));
+        last = end;
+    }
+    out.push_str(&text[last..]);
+    let mut dirty: Vec<(usize, usize)> = Vec::new();
+    for (a, b) in placed {
+        let lo = boundary(&out, a.saturating_sub(512));
+        let hi = boundary(&out, (b + 512).min(out.len()));
+        let lo = out[lo..a].rfind('\n').map_or(lo, |p| lo + p + 1);
+        let hi = out[b..hi].find('\n').map_or(hi, |p| b + p);
+        match dirty.last_mut() {
+            Some((_, end)) if lo <= *end => *end = (*end).max(hi),
+            _ => dirty.push((lo, hi)),
+        }
+    }
+    (out, dirty)
+}
+
+/// The nearest char boundary at or before `i`.
+fn boundary(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The merged spans as findings, with rule ids.
+pub(super) fn findings(r: &Redactor, spans: &[Span]) -> Vec<Finding> {
+    merge(spans)
+        .into_iter()
+        .map(|(start, end, rules)| Finding {
+            start,
+            end,
+            marker: marker(r, rules[0]).to_owned(),
+            rules: rules.into_iter().map(|rule| id(r, rule)).collect(),
+        })
+        .collect()
+}

@@ -1,0 +1,172 @@
+//! Redaction from the command line: `redact --explain` says which rule replaced what without
+//! showing the secret, and `scrub` brings a store that an older rule set wrote up to the
+//! current rules, in every table that holds text.
+
+mod support;
+
+use support::Env;
+
+const DOCKER: &str = "Zq81xkL0pw";
+const BCRYPT: &str = "$2b$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW";
+const MYSQL: &str = "R00tPass!";
+const ADO_PAT: &str = "q3x7b2mfl5kz4c6v9n1a8s0d2f4g6h8j0k2l4z6x8c0v2b4n6m8a";
+const NETRC: &str = "Gh0stRider9";
+
+fn text(env: &Env, sql: &str) -> String {
+    env.conn().query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn scrub_brings_a_store_written_under_older_rules_up_to_the_new_ones() {
+    let env = Env::new();
+    env.cmd().args(["save", "harmless note"]).assert().success();
+    env.cmd()
+        .args(["rules", "add", "Deploy with the staging registry"])
+        .assert()
+        .success();
+    env.cmd()
+        .args(["list", "write", "todo"])
+        .write_stdin(r#"["rotate the pipeline token"]"#)
+        .assert()
+        .success();
+    // What a version without these rules stored: the rows are written around the redactor.
+    let conn = env.conn();
+    conn.execute(
+        "INSERT INTO memories (uid, project, kind, title, text, tool, created_at, content_hash)
+         VALUES ('old-1', 'shop', 'note', 'login', ?1, 'cli', 1, 'h1')",
+        [format!(
+            "ran docker login -u ci -p {DOCKER} registry; admin hash {BCRYPT}"
+        )],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE rules SET then_text = ?1",
+        [format!("Load fixtures with mysql -u root -p{MYSQL} shop")],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE work_lists SET items = ?1",
+        [serde_json::json!([format!("ado_pat = \"{ADO_PAT}\"")]).to_string()],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO facts (project, subject, predicate, object, valid_from, created_at)
+         VALUES ('shop', 'git.example.com', 'netrc', ?1, 1, 1)",
+        [format!(
+            "machine git.example.com login alice password {NETRC}"
+        )],
+    )
+    .unwrap();
+    drop(conn);
+
+    let out = env.cmd().arg("scrub").output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Scrubbed 1 memories. Also 3 other rows (rules, lists, facts, audit entries, tool and session names).\n"
+    );
+    let memory = text(&env, "SELECT text FROM memories WHERE uid = 'old-1'");
+    assert_eq!(
+        memory,
+        "ran docker login -u ci -p [redacted] registry; admin hash [redacted:password-hash]"
+    );
+    let rule = text(&env, "SELECT then_text FROM rules");
+    assert_eq!(rule, "Load fixtures with mysql -u root -p[redacted] shop");
+    let items = text(&env, "SELECT items FROM work_lists");
+    assert!(
+        !items.contains(ADO_PAT) && items.contains("ado_pat"),
+        "{items}"
+    );
+    let fact = text(&env, "SELECT object FROM facts");
+    assert_eq!(
+        fact,
+        "machine git.example.com login alice password [redacted]"
+    );
+    // The FTS index follows the rows: the secret is no longer searchable.
+    let out = env.cmd().args(["search", DOCKER]).output().unwrap();
+    assert!(!String::from_utf8(out.stdout).unwrap().contains("#2"));
+
+    let out = env.cmd().arg("scrub").output().unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Scrubbed 0 memories.\n"
+    );
+}
+
+#[test]
+fn explain_lists_rules_and_places_but_never_the_secret() {
+    let env = Env::new();
+    let input = format!(
+        "first line is fine\nexport DB_PASSWORD={DOCKER}\n  curl -u admin:{MYSQL} https://api.example.com\n"
+    );
+    let out = env
+        .cmd()
+        .args(["redact", "--explain"])
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        stdout,
+        "line 2, column 20: 10 characters matched by credential-assignment -> [redacted]\n\
+         line 3, column 17: 9 characters matched by curl-user -> [redacted]\n\
+         2 spans would be replaced.\n"
+    );
+    assert!(!stdout.contains(DOCKER) && !stdout.contains(MYSQL));
+
+    let out = env
+        .cmd()
+        .args(["--json", "redact", "--explain"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["line"], 2);
+    assert_eq!(lines[0]["column"], 20);
+    assert_eq!(lines[0]["length"], 10);
+    assert_eq!(
+        lines[0]["rules"],
+        serde_json::json!(["credential-assignment"])
+    );
+    assert_eq!(lines[1]["marker"], "[redacted]");
+
+    let out = env
+        .cmd()
+        .args(["redact", "--explain"])
+        .write_stdin("nothing to see: token_count = 4096")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Nothing to redact.\n"
+    );
+}
+
+#[test]
+fn explain_names_a_user_rule_and_counts_characters_not_bytes() {
+    let env = Env::new();
+    let rules = env.dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"acme-key\"\nregex = '''acme_[a-z0-9]{12}'''\nkeywords = [\"acme_\"]\n",
+    )
+    .unwrap();
+    let out = env
+        .cmd()
+        .env("ALETHEIA_REDACT_RULES", &rules)
+        .args(["redact", "--explain"])
+        .write_stdin("déjà vu: acme_abcdefghijkl")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "line 1, column 10: 17 characters matched by acme-key -> [redacted:acme-key]\n\
+         1 span would be replaced.\n"
+    );
+}
