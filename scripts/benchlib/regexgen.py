@@ -78,7 +78,7 @@ def _gen(parsed, rnd, out, groups):
 
 def go_to_python(pattern):
     """gitleaks writes Go (RE2) syntax; what matters for generating differs only in flags."""
-    p = pattern.replace(r"\z", r"\Z")
+    p = pattern.replace(r"\z", r"\Z").replace("[[:alnum:]]", "[A-Za-z0-9]").replace("[:alnum:]", "A-Za-z0-9")
     p = re.sub(r"\(\?i\)", "", p)
     p = p.replace("(?-i:", "(?:").replace("(?i:", "(?:").replace("(?s:", "(?:").replace("(?m)", "")
     return p

@@ -5,7 +5,7 @@
 use super::rules::Check;
 use base64::Engine;
 
-/// What a rule matched: a little of the text before the match, the match up to the secret (the
+/// What a rule matched: up to 80 bytes of its line before the match, the match up to the secret (the
 /// name and operator, for assignments), the secret, and a little of the text after it.
 pub struct Matched<'t> {
     pub prefix: &'t str,
@@ -86,21 +86,31 @@ pub fn is_placeholder(value: &str) -> bool {
 /// A value that shows where a secret would go rather than holding one: a run of eight of one
 /// character (`password: ********`, `gho_****…`) or a template (`xoxb-your-bot-token`).
 pub fn is_mask(value: &str) -> bool {
-    value
-        .as_bytes()
-        .windows(8)
-        .any(|w| w.iter().all(|&c| c == w[0]))
-        || is_template(value)
+    // Runs cover most of a mask (`gho_****…`); real formats have shorter ones (a Dropbox token's
+    // ten `A`s, a Twitter bearer token's twenty-two), so a run must be most of the value.
+    let b = value.as_bytes();
+    let longest = b
+        .chunk_by(|x, y| x == y)
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0);
+    (longest >= 6 && longest * 5 >= b.len() * 3) || is_template(value)
 }
 
-/// A shape filled in with words rather than a secret (`xoxb-your-bot-token`). Checked on every
-/// match, also of a provider's shape; runs of one character are not, since a generated test
-/// key (`AKIA` and sixteen `Q`s) is redacted as a real one would be.
+/// A shape filled in with words or mask characters rather than a secret
+/// (`xoxb-your-bot-token`, `hf_xxxxxxxx…`). Checked on every match, also of a provider's shape,
+/// so only runs of the characters people mask with count: a generated test key (`AKIA` and
+/// sixteen `Q`s) is redacted as a real one would be.
 pub fn is_template(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
-    ["your-", "your_", "<your", "yourtoken", "yourkey"]
-        .iter()
-        .any(|p| lower.contains(p))
+    let masked = lower
+        .as_bytes()
+        .chunk_by(|x, y| x == y)
+        .any(|run| run.len() >= 8 && b"x*#.0".contains(&run[0]) && run.len() * 2 >= lower.len());
+    masked
+        || ["your-", "your_", "<your", "yourtoken", "yourkey"]
+            .iter()
+            .any(|p| lower.contains(p))
 }
 
 fn one_repeated_char(s: &str) -> bool {

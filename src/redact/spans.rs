@@ -146,7 +146,7 @@ fn collect(
         }
         let match_start = widen(hay, whole.start(), start).0;
         let matched = Matched {
-            prefix: &hay[boundary(hay, match_start.saturating_sub(32))..match_start],
+            prefix: line_tail(&hay[boundary(hay, match_start.saturating_sub(80))..match_start]),
             before: &hay[match_start..start],
             value,
             after: &rest[..boundary(rest, rest.len().min(16))],
@@ -160,6 +160,11 @@ fn collect(
             rule,
         });
     }
+}
+
+/// The part of `s` after its last newline: what stands before a match on its own line.
+fn line_tail(s: &str) -> &str {
+    s.rfind('\n').map_or(s, |p| &s[p + 1..])
 }
 
 /// A match less the `\n`, `\r` or `\t` escape that stood for its word boundary (see
