@@ -217,7 +217,7 @@ def gitleaks_generated(binary, path, per_rule=3, seed=31):
 def ordinary_text(binary, root):
     """Lines changed in real coding text with no secrets: source files of well-known crates this
     project builds with, lockfiles, this repository's history as diffs and logs (paths that hold
-    test secrets left out), and compiler output. Returns {source: [changed lines, lines]}."""
+    test secrets left out), system logs and cargo's output. Returns {source: [changed, lines]}."""
     import glob
     sources = {}
     reg = sorted(glob.glob(os.path.expanduser("~/.cargo/registry/src/*/")))
@@ -229,14 +229,16 @@ def ordinary_text(binary, root):
             if dirs:
                 files += sorted(glob.glob(os.path.join(dirs[-1], "src", "**", "*.rs"), recursive=True))[:40]
     sources["source files of well-known crates"] = "".join(open(f, errors="replace").read() for f in files)
-    lock = [os.path.join(root, "Cargo.lock")] + glob.glob(os.path.expanduser("~/.cache/aletheia-test/**/package-lock.json"), recursive=True)[:2]
+    lock = [os.path.join(root, "Cargo.lock")] + glob.glob(os.path.expanduser("~/.cache/aletheia-test/npm/package-lock.json"))
     sources["lockfiles (Cargo.lock, package-lock.json)"] = "".join(open(f, errors="replace").read() for f in lock if os.path.exists(f))
     keep_out = [":!src/redact", ":!tests", ":!fuzz", ":!scripts/benchlib", ":!docs", ":!fixtures"]
     git = lambda *a: subprocess.run(["git", "-C", root, *a], capture_output=True, text=True, errors="replace").stdout
     sources["git log -p (diffs)"] = git("log", "-p", "-n", "150", "--", ".", *keep_out)
     sources["git log --stat, git blame"] = git("log", "--stat", "-n", "300") + git("blame", "src/store/mod.rs")
-    logs = subprocess.run(["cargo", "metadata", "--format-version", "1"], cwd=root, capture_output=True, text=True).stdout
-    sources["cargo metadata (JSON with checksums and paths)"] = logs
+    logs = [f for f in ("/var/log/dpkg.log", "/var/log/apt/history.log", "/var/log/apt/term.log", "/var/log/alternatives.log") if os.access(f, os.R_OK)]
+    sources["system logs (dpkg, apt)"] = "".join(open(f, errors="replace").read() for f in logs)
+    tree = subprocess.run(["cargo", "tree", "--offline"], cwd=root, capture_output=True, text=True).stdout
+    sources["cargo tree"] = tree
     out = {}
     for name, text in sources.items():
         lines = [l for l in text.split("\n") if l.strip()]

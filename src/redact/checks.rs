@@ -280,7 +280,7 @@ fn credential_looking(m: &Matched<'_>) -> bool {
     }
     let lower = v.to_ascii_lowercase();
     if lower.starts_with("arn:")
-        || v.starts_with(['/', '.', '~'])
+        || looks_like_path(v)
         || lower.starts_with("sha256:")
         || lower.starts_with("sha512-")
         || looks_like_file(v)
@@ -336,6 +336,14 @@ fn is_uuid(v: &str) -> bool {
             8 | 13 | 18 | 23 => *c == b'-',
             _ => c.is_ascii_hexdigit(),
         })
+}
+
+/// `/usr/local/bin`, `./target/release`, `~/.aws/credentials`; not base64 that happens to
+/// start with a slash, which has padding, a plus or many capitals.
+fn looks_like_path(v: &str) -> bool {
+    v.starts_with(['/', '.', '~'])
+        && !v.contains(['+', '='])
+        && (v.bytes().filter(u8::is_ascii_uppercase).count() <= 2 || v.contains('.'))
 }
 
 /// `uploads/2024/report.pdf`, `v1.2.3-beta`, `app-1.0.0.tar.gz`.
@@ -428,7 +436,14 @@ mod tests {
         ] {
             assert!(credential_looking(&m("license_key=", v, "")), "{v}");
         }
+        assert!(credential_looking(&m(
+            "AccountKey=",
+            "/x9Kq2LmN8pQr4StUvWx5yZaB7cDeF0gH1iJ",
+            ""
+        )));
         for v in [
+            "/usr/local/lib/python3.11/site-packages",
+            "~/.config/aletheia/rules.toml",
             "uploads/2024/01/report.pdf",
             "1979-05-27T07:32:00Z",
             "arn:aws:s3:::my-bucket-2024",

@@ -74,11 +74,15 @@ impl Rule {
     /// and pass other bytes through): every shape they describe is ASCII, and Unicode-aware
     /// classes made the generic rules take up to 6 ms each to compile, at every hook whose text
     /// mentions a token. Matches are widened to character boundaries where they are used.
+    ///
+    /// `^` and `$` match at line ends: a rule searches a window of one or several lines, and
+    /// must find the same thing in either.
     pub fn regex(index: usize) -> &'static Regex {
         COMPILED[index].get_or_init(|| {
             let rule = &RULES[index];
             RegexBuilder::new(rule.pattern)
                 .unicode(false)
+                .multi_line(true)
                 .build()
                 .unwrap_or_else(|e| panic!("built-in redaction rule {} is invalid: {e}", rule.id))
         })
