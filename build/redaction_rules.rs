@@ -154,8 +154,8 @@ pub fn generate() {
 
 /// A token right after an escaped newline in JSON text (`"line\\nghp_…"`) has no word boundary
 /// before it (`n` is a word character), so every leading `\b` (at the start of the pattern or of
-/// a group or alternative) also accepts a preceding `\n`, `\r` or `\t` escape; the engine trims
-/// the escape off the match again.
+/// a group or alternative), and every leading `(?:\A|…)` guard, also accepts a preceding `\n`,
+/// `\r` or `\t` escape; the engine trims the escape off a match again.
 fn after_escapes(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 16);
     let mut rest = pattern;
@@ -177,7 +177,9 @@ fn after_escapes(pattern: &str) -> String {
         rest = &tail[2..];
     }
     out.push_str(rest);
-    out
+    // Rules that guard a token's start with "text start or a character outside its alphabet"
+    // get the same allowance.
+    out.replace("(?:\\A|", "(?:\\A|\\\\[nrt]|")
 }
 
 fn str_field(rule: &toml::Table, key: &str, at: &str) -> String {

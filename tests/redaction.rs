@@ -149,6 +149,37 @@ fn explain_lists_rules_and_places_but_never_the_secret() {
 }
 
 #[test]
+fn rules_lists_every_rule_with_what_it_catches() {
+    let env = Env::new();
+    let rules = env.dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[rules]]\nid = \"acme-key\"\nregex = '''acme_[a-z0-9]{12}'''\n",
+    )
+    .unwrap();
+    let out = env
+        .cmd()
+        .env("ALETHEIA_REDACT_RULES", &rules)
+        .args(["redact", "--rules"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines().any(|l| l.starts_with("github-token: GitHub")),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with("bcrypt-hash: bcrypt")),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().last(),
+        Some("acme-key: from ALETHEIA_REDACT_RULES")
+    );
+    assert!(text.lines().count() > 200);
+}
+
+#[test]
 fn explain_names_a_user_rule_and_counts_characters_not_bytes() {
     let env = Env::new();
     let rules = env.dir.path().join("rules.toml");

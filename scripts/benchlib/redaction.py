@@ -220,15 +220,10 @@ def ordinary_text(binary, root):
     test secrets left out), system logs and cargo's output. Returns {source: [changed, lines]}."""
     import glob
     sources = {}
-    reg = sorted(glob.glob(os.path.expanduser("~/.cargo/registry/src/*/")))
-    crates = ["regex-1.", "serde-1.", "serde_json-1.", "clap_builder-4.", "jiff-0.", "rusqlite-0.", "tokio-1.", "hyper-1.", "toml-0."]
-    files = []
-    for base in reg[:1]:
-        for c in crates:
-            dirs = sorted(glob.glob(os.path.join(base, c + "*")))
-            if dirs:
-                files += sorted(glob.glob(os.path.join(dirs[-1], "src", "**", "*.rs"), recursive=True))[:40]
-    sources["source files of well-known crates"] = "".join(open(f, errors="replace").read() for f in files)
+    def read_all(pattern):
+        return "".join(open(f, errors="replace").read() for f in sorted(glob.glob(pattern, recursive=True)))
+    sources["every Rust source file of the crates in ~/.cargo/registry"] = read_all(os.path.expanduser("~/.cargo/registry/src/*/**/*.rs"))
+    sources["the Python standard library"] = read_all("/usr/lib/python3*/**/*.py")
     lock = [os.path.join(root, "Cargo.lock")] + glob.glob(os.path.expanduser("~/.cache/aletheia-test/npm/package-lock.json"))
     sources["lockfiles (Cargo.lock, package-lock.json)"] = "".join(open(f, errors="replace").read() for f in lock if os.path.exists(f))
     keep_out = [":!src/redact", ":!tests", ":!fuzz", ":!scripts/benchlib", ":!docs", ":!fixtures"]

@@ -1,6 +1,6 @@
 //! `aletheia redact`: show what would be stored for the text on stdin, or with `--explain`,
 //! which rule replaced which span, so a user can see why a line changed (or did not) and report
-//! a miss or a false positive without pasting the secret anywhere.
+//! a miss or a false positive without pasting the secret anywhere; `--rules` lists the rules.
 
 use crate::redact::{Finding, Redactor};
 use clap::Args;
@@ -14,6 +14,9 @@ pub struct RedactArgs {
     /// List which rule matched where (line, column, length), never the secret itself.
     #[arg(long, conflicts_with = "check")]
     pub explain: bool,
+    /// List the rules: each built-in rule's name and what it catches, then the user's.
+    #[arg(long, conflicts_with_all = ["check", "explain"])]
+    pub rules: bool,
 }
 
 pub fn run(args: RedactArgs, json: bool) -> anyhow::Result<()> {
@@ -29,6 +32,16 @@ pub fn run(args: RedactArgs, json: bool) -> anyhow::Result<()> {
         );
         return Ok(());
     }
+    if args.rules {
+        let mut out = String::new();
+        for rule in crate::redact::rules::RULES {
+            out.push_str(&format!("{}: {}\n", rule.id, rule.description));
+        }
+        for rule in redactor.user_rules() {
+            out.push_str(&format!("{}: from ALETHEIA_REDACT_RULES\n", rule.id));
+        }
+        return write_out(&out);
+    }
     let mut raw = Vec::new();
     std::io::stdin().read_to_end(&mut raw)?;
     let text = String::from_utf8_lossy(&raw);
@@ -37,6 +50,11 @@ pub fn run(args: RedactArgs, json: bool) -> anyhow::Result<()> {
     } else {
         redactor.redact(&text)
     };
+    write_out(&out)
+}
+
+/// Write to stdout; a reader that went away (`| head`) is not an error.
+fn write_out(out: &str) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(out.as_bytes())
@@ -51,10 +69,18 @@ pub fn run(args: RedactArgs, json: bool) -> anyhow::Result<()> {
 /// how long it is, the rules that matched it and what replaces it.
 fn explain(text: &str, findings: &[Finding], json: bool) -> String {
     let mut out = String::new();
+    // Findings come in text order, so lines and columns are counted in one walk.
+    let (mut line, mut column, mut seen) = (1, 1, 0);
     for f in findings {
-        let line = text[..f.start].matches('\n').count() + 1;
-        let line_start = text[..f.start].rfind('\n').map_or(0, |p| p + 1);
-        let column = text[line_start..f.start].chars().count() + 1;
+        for c in text[seen..f.start].chars() {
+            if c == '\n' {
+                line += 1;
+                column = 1;
+            } else {
+                column += 1;
+            }
+        }
+        seen = f.start;
         let length = text[f.start..f.end].chars().count();
         if json {
             let v = serde_json::json!({

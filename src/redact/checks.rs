@@ -63,7 +63,15 @@ pub fn is_placeholder(value: &str) -> bool {
         "•••",
     ];
     let lower = value.trim_start_matches(['"', '\'']).to_ascii_lowercase();
-    is_mask(&lower)
+    // `{self.password}`, `%s`, `{}`: a format string's holes; `#dcdccc`: a colour.
+    let template = (lower.starts_with('{') && lower.ends_with('}'))
+        || lower.contains("%s")
+        || lower.contains("{}")
+        || (lower.starts_with('#')
+            && (4..=9).contains(&lower.len())
+            && lower[1..].bytes().all(|b| b.is_ascii_hexdigit()));
+    template
+        || is_mask(&lower)
         || PREFIXES.iter().any(|p| lower.starts_with(p))
         || [
             "replace_me",
@@ -184,7 +192,7 @@ fn password_value(m: &Matched<'_>) -> bool {
     }
     let quoted = m.before.ends_with(['"', '\'', '`']);
     // `arn:aws:secretsmanager:…:secret:prod/db`: a resource name, not an assignment.
-    if m.prefix.contains("arn:") {
+    if m.prefix.contains("arn:aws") {
         return false;
     }
     // `password: Option<String>`, `token = get_token()`, `key: Vec[u8]`, `pw = cfg.get(...)`;
@@ -210,16 +218,24 @@ fn password_value(m: &Matched<'_>) -> bool {
         return false;
     }
     if !quoted {
-        // `config.password`, `settings.SECRET_KEY`, `args.secret_name`: attribute paths; and
-        // `password = user_password`: a variable.
+        // `config.password`, `settings.SECRET_KEY`, `args.secret_name`: attribute paths;
+        // `password = user_password`: a variable; and code's `name = word` with spaces around
+        // the `=`, which .env and shell lines never have (`self.token = nextchar`).
+        let spaced = m.before.ends_with(" = ");
+        let word = v.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_');
         if is_attribute_path(v)
             || (v.contains('_') && v.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+            || is_code_name(v, m.after)
+            || (spaced
+                && word
+                && (!v.bytes().any(|b| b.is_ascii_uppercase())
+                    || v.as_bytes()[0].is_ascii_uppercase()))
         {
             return false;
         }
         // `the x-api-key: header is required`: a word in a sentence, not a value.
         let mut rest = m.after.chars();
-        if v.bytes().all(|b| b.is_ascii_lowercase())
+        if v.bytes().all(|b| b.is_ascii_alphabetic())
             && rest.next() == Some(' ')
             && rest.next().is_some_and(|c| c.is_ascii_alphabetic())
         {
@@ -236,6 +252,34 @@ fn password_value(m: &Matched<'_>) -> bool {
         }
     }
     true
+}
+
+/// Names that stand where a value would in code: a path (`token::Paren`, `self._lib.NID_x`), a
+/// constant (`DEFAULT_TOKEN`), a type (`CancellationToken`, `ApiKey`), or a name that a comma,
+/// semicolon, bracket or assignment follows (`token: Punctuation,`, `key: _bindgen_ty_5 = …`).
+fn is_code_name(v: &str, after: &str) -> bool {
+    let letters_only = v.bytes().all(|b| b.is_ascii_alphabetic());
+    let capitals = v.bytes().filter(u8::is_ascii_uppercase).count();
+    v.contains("::")
+        || ["self.", "this.", "cls.", "super."]
+            .iter()
+            .any(|p| v.starts_with(p))
+        || (v.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') && v.len() > 1)
+        || (letters_only && capitals >= 2 && v.as_bytes()[0].is_ascii_uppercase())
+        || (v.split('.').all(is_identifier)
+            && after
+                .trim_start()
+                .starts_with([',', ';', ')', '>', '{', '=', '+']))
+        || v.strip_suffix('!').is_some_and(is_identifier)
+            && after.trim_start().starts_with(['{', '(', '['])
+}
+
+/// `user_password`, `_bindgen_ty_5`, `Colon2`: a name in code.
+fn is_identifier(v: &str) -> bool {
+    let mut b = v.bytes();
+    b.next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 fn is_attribute_path(v: &str) -> bool {
@@ -257,7 +301,13 @@ fn is_attribute_path(v: &str) -> bool {
 /// digits and enough entropy, and not an identifier (UUID, path, URL, ARN, version, public key).
 fn credential_looking(m: &Matched<'_>) -> bool {
     let v = m.value;
-    let name = format!("{} {}", m.prefix, m.before).to_ascii_lowercase();
+    // The name, and the word right before it (`public key: age1…`), say whether it is public.
+    let word_before = m
+        .prefix
+        .trim_end()
+        .rsplit([' ', '"', '\'', ',', '{', '('])
+        .next();
+    let name = format!("{} {}", word_before.unwrap_or(""), m.before).to_ascii_lowercase();
     if ["public", "publishable", "pubkey", "pub_key", "pub-key"]
         .iter()
         .any(|p| name.contains(p))
@@ -401,6 +451,30 @@ mod tests {
             ("password: Option", "Option", "<String>"),
             ("token = config.api_token", "config.api_token", ""),
             ("password = user_password", "user_password", ""),
+            ("pub token: CancellationToken", "CancellationToken", ","),
+            ("token: token::Paren", "token::Paren", ","),
+            ("api_key: ApiKey", "ApiKey", ""),
+            (
+                "SESSION_TOKEN: HeaderName",
+                "HeaderName",
+                " = HeaderName::from_static(\"x\")",
+            ),
+            ("token = DEFAULT_TOKEN", "DEFAULT_TOKEN", ""),
+            ("let js_token = quote!", "quote!", " { js };"),
+            ("colon2_token: Colon2", "Colon2", ","),
+            ("self.token = nextchar", "nextchar", ""),
+            ("token = Punctuation", "Punctuation", ""),
+            ("Token = Ignore", "Ignore", " + PlainToken"),
+            (
+                "private_key: ed25519.Ed25519PrivateKey",
+                "ed25519.Ed25519PrivateKey",
+                ", f_priv",
+            ),
+            (
+                "nid_key = self._lib.NID_pbe_WithSHA1And3_Key_TripleDES_CBC",
+                "self._lib.NID_pbe_WithSHA1And3_Key_TripleDES_CBC",
+                "",
+            ),
             ("secret_length = 32", "32", ""),
             ("password: str", "str", ""),
             (

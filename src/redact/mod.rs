@@ -84,7 +84,7 @@ impl Redactor {
     /// Redact `text`: private blocks, known secret shapes, then credentials in URLs, headers,
     /// command lines and assignments. Redacting redacted text changes nothing: a replacement can
     /// make text that a rule matches (a marker closing a URL's password, say), so the lines
-    /// around each replacement are searched again until nothing changes.
+    /// holding replacements are searched again, up to four more times.
     pub fn redact(&self, text: &str) -> String {
         let found = spans::find(self, text, &[(0, text.len())]);
         if found.is_empty() {
@@ -102,7 +102,9 @@ impl Redactor {
     }
 
     /// What [`Redactor::redact`] replaces in `text` and why: each replaced span with the rules
-    /// that matched it, so a user can see why a line changed without seeing the secret.
+    /// that matched it, so a user can see why a line changed without seeing the secret. It
+    /// reports the first pass; the rare match that a marker completes in a later pass is not
+    /// listed.
     pub fn explain(&self, text: &str) -> Vec<Finding> {
         spans::findings(self, &spans::find(self, text, &[(0, text.len())]))
     }
@@ -343,6 +345,48 @@ mod tests {
             r.redact(text),
             r#"{"out":"line one\n[redacted:github-token]\t[redacted:aws-key-id]"}"#
         );
+    }
+
+    #[test]
+    fn command_lines_inside_json_text_keep_their_escapes() {
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact(r#"{"cmd":"sshpass -p Hunter22\nls -la"}"#),
+            r#"{"cmd":"sshpass -p [redacted]\nls -la"}"#
+        );
+        assert_eq!(
+            r.redact(r#"{"cmd":"sqlcmd -S db -U sa -P \"Sa#Pass2024\" -Q go"}"#),
+            r#"{"cmd":"sqlcmd -S db -U sa -P \"[redacted]\" -Q go"}"#
+        );
+    }
+
+    #[test]
+    fn a_line_redacts_the_same_alone_or_among_others() {
+        // Rules search windows of nearby lines; a match must not depend on the lines around it.
+        let r = Redactor::builtin();
+        let line = "Server=db;User ID=app;Password=S3cr3t pa ss";
+        let alone = r.redact(line);
+        // A connection string's password may hold spaces: at the end of a line it runs to it.
+        assert_eq!(alone, "Server=db;User ID=app;Password=[redacted]");
+        let among = r.redact(&format!(
+            "{line}\nsecret: x\n{line}\napi_token:\n  Zk29fLq81mPq0xYt"
+        ));
+        assert_eq!(
+            among,
+            format!("{alone}\nsecret: x\n{alone}\napi_token:\n  Zk29fLq81mPq0xYt")
+        );
+    }
+
+    #[test]
+    fn a_marker_far_into_a_long_line_is_searched_again_with_its_whole_line() {
+        // A second pass looked only 512 bytes around a marker; the URL's start was further.
+        let r = Redactor::builtin();
+        let text = format!(
+            "https://{}-ghp_1234567890abcdefghijklmnopqrstuvwxyzAB@host",
+            "a".repeat(600)
+        );
+        let once = r.redact(&text);
+        assert_eq!(r.redact(&once), once);
     }
 
     #[test]

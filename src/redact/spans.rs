@@ -94,66 +94,118 @@ fn collect(
     out: &mut Vec<Span>,
 ) {
     let hay = &text[from..to];
+    let bytes = hay.as_bytes();
     let named: Vec<usize> = re
         .capture_names()
         .enumerate()
         .filter_map(|(i, n)| n.filter(|n| n.starts_with("secret")).map(|_| i))
         .collect();
-    if how.group.is_none() && named.is_empty() && how.entropy.is_none() && how.check == Check::None
-    {
-        for m in re.find_iter(hay.as_bytes()).filter(|m| !m.is_empty()) {
-            let (s, e) = trim_escapes(hay, widen(hay, m.start(), m.end()));
-            if !checks::is_template(&hay[s..e]) {
-                out.push(Span {
-                    start: from + s,
-                    end: from + e,
-                    rule,
-                });
-            }
+    let groups = how.group.is_some() || !named.is_empty();
+    // A built-in line rule must find in a window of several lines what it finds in each line
+    // alone (windows merge, and a second redaction sees other windows): a match that crosses a
+    // line end is dropped and its first line searched by itself.
+    let lines_apart = matches!(rule, RuleRef::Builtin(i) if !RULES[i].multiline);
+    let next = |limit: usize, at: usize| -> Option<Found> {
+        let slice = &bytes[..limit];
+        if !groups {
+            return re.find_at(slice, at).map(|m| Found {
+                whole: m.range(),
+                secret: None,
+            });
         }
-        return;
-    }
-    for caps in re.captures_iter(hay.as_bytes()) {
-        let whole = caps.get(0).expect("group 0 always matches");
-        let group = match how.group {
+        let caps = re.captures_at(slice, at)?;
+        let whole = caps.get(0).expect("group 0 always matches").range();
+        let secret = match how.group {
             Some(i) => caps.get(i),
             None => named.iter().find_map(|&i| caps.get(i)),
         };
-        let secret = group.unwrap_or(whole);
-        let (start, end) = trim_escapes(hay, widen(hay, secret.start(), secret.end()));
-        let value = &hay[start..end];
-        if value.is_empty() {
-            continue;
-        }
-        let rest = &hay[end..];
-        // A value after a name may be a marker, a placeholder or a call (`getpass()`); a
-        // whole-shape match never is.
-        if group.is_some() && (checks::is_placeholder(value) || rest.starts_with('(')) {
-            continue;
-        }
-        if how
-            .entropy
-            .is_some_and(|min| super::shannon_entropy(value) < min)
-        {
-            continue;
-        }
-        if if group.is_some() {
-            checks::is_mask(value)
-        } else {
-            checks::is_template(value)
-        } {
-            continue;
-        }
-        let match_start = widen(hay, whole.start(), start).0;
-        let matched = Matched {
-            prefix: line_tail(&hay[boundary(hay, match_start.saturating_sub(80))..match_start]),
-            before: &hay[match_start..start],
-            value,
-            after: &rest[..boundary(rest, rest.len().min(16))],
+        Some(Found {
+            whole,
+            secret: secret.map(|m| m.range()),
+        })
+    };
+    let mut at = 0;
+    while at <= hay.len() {
+        let Some(found) = next(hay.len(), at) else {
+            break;
         };
-        if !checks::passes(how.check, &matched) {
+        if lines_apart && bytes[found.whole.clone()].contains(&b'\n') {
+            let start = found.whole.start;
+            let line_start = bytes[..start]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+            let line_end = bytes[start..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(hay.len(), |p| start + p);
+            let mut pos = at.max(line_start);
+            while pos <= line_end {
+                let Some(found) = next(line_end, pos) else {
+                    break;
+                };
+                pos = found.after();
+                judge(hay, &found, how, rule, from, out);
+            }
+            at = line_end + 1;
             continue;
         }
+        at = found.after();
+        judge(hay, &found, how, rule, from, out);
+    }
+}
+
+/// A rule's match: the whole of it and the secret group, when the rule has one.
+struct Found {
+    whole: std::ops::Range<usize>,
+    secret: Option<std::ops::Range<usize>>,
+}
+
+impl Found {
+    /// Where the next search starts: after the match, or one byte on after an empty one.
+    fn after(&self) -> usize {
+        self.whole.end + usize::from(self.whole.is_empty())
+    }
+}
+
+/// Push the span of `found` (offsets in `hay`, which starts at `from` of the text) when it
+/// passes the rule's checks.
+fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &mut Vec<Span>) {
+    let secret = found.secret.clone().unwrap_or(found.whole.clone());
+    let (start, end) = trim_escapes(hay, widen(hay, secret.start, secret.end));
+    let value = &hay[start..end];
+    if value.is_empty() {
+        return;
+    }
+    let rest = &hay[end..];
+    if let RuleRef::Builtin(_) = rule {
+        // A value after a name may be a marker, a placeholder, a mask or a call (`getpass()`);
+        // a whole-shape match is judged only for templates. The user's rules are gitleaks
+        // rules and mean what they say.
+        let named_value = found.secret.is_some();
+        if named_value
+            && (checks::is_placeholder(value) || checks::is_mask(value) || rest.starts_with('('))
+        {
+            return;
+        }
+        if !named_value && checks::is_template(value) {
+            return;
+        }
+    }
+    if how
+        .entropy
+        .is_some_and(|min| super::shannon_entropy(value) < min)
+    {
+        return;
+    }
+    let match_start = widen(hay, found.whole.start, start).0;
+    let matched = Matched {
+        prefix: line_tail(&hay[boundary(hay, match_start.saturating_sub(80))..match_start]),
+        before: &hay[match_start..start],
+        value,
+        after: &rest[..boundary(rest, rest.len().min(16))],
+    };
+    if checks::passes(how.check, &matched) {
         out.push(Span {
             start: from + start,
             end: from + end,
@@ -226,8 +278,8 @@ fn id(r: &Redactor, rule: RuleRef) -> String {
     }
 }
 
-/// The text with every span replaced, and the ranges around the replacements (whole lines, or
-/// 512 bytes each way on a long line), which the next pass searches again.
+/// The text with every span replaced, and the lines holding the replacements, which the next
+/// pass searches again (a marker can complete a shape that a rule matches).
 pub(super) fn apply(r: &Redactor, text: &str, spans: &[Span]) -> (String, Vec<(usize, usize)>) {
     let mut out = String::with_capacity(text.len());
     let mut placed = Vec::new();
@@ -242,14 +294,18 @@ pub(super) fn apply(r: &Redactor, text: &str, spans: &[Span]) -> (String, Vec<(u
     out.push_str(&text[last..]);
     let mut dirty: Vec<(usize, usize)> = Vec::new();
     for (a, b) in placed {
-        let lo = boundary(&out, a.saturating_sub(512));
-        let hi = boundary(&out, (b + 512).min(out.len()));
-        let lo = out[lo..a].rfind('\n').map_or(lo, |p| lo + p + 1);
-        let hi = out[b..hi].find('\n').map_or(hi, |p| b + p);
-        match dirty.last_mut() {
-            Some((_, end)) if lo <= *end => *end = (*end).max(hi),
-            _ => dirty.push((lo, hi)),
+        // Markers come in order, so one on a line already covered costs nothing.
+        if let Some((_, end)) = dirty.last_mut()
+            && a <= *end
+        {
+            if b > *end {
+                *end = out[b..].find('\n').map_or(out.len(), |p| b + p);
+            }
+            continue;
         }
+        let lo = out[..a].rfind('\n').map_or(0, |p| p + 1);
+        let hi = out[b..].find('\n').map_or(out.len(), |p| b + p);
+        dirty.push((lo, hi));
     }
     (out, dirty)
 }
