@@ -378,6 +378,17 @@ mod tests {
     }
 
     #[test]
+    fn the_next_line_does_not_decide_a_value() {
+        // A value was judged by what followed it, newline trimmed: `=====` on the next line made
+        // it look like an assignment in code.
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact("API_KEY=ApqHL4iFxGExKg3FwYjR\n=====8<=====\nDB_PASSWORD=lNjqqe314q"),
+            "API_KEY=[redacted]\n=====8<=====\nDB_PASSWORD=[redacted]"
+        );
+    }
+
+    #[test]
     fn a_marker_far_into_a_long_line_is_searched_again_with_its_whole_line() {
         // A second pass looked only 512 bytes around a marker; the URL's start was further.
         let r = Redactor::builtin();

@@ -203,7 +203,7 @@ fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &
         prefix: line_tail(&hay[boundary(hay, match_start.saturating_sub(80))..match_start]),
         before: &hay[match_start..start],
         value,
-        after: &rest[..boundary(rest, rest.len().min(16))],
+        after: line_head(&rest[..boundary(rest, rest.len().min(16))]),
     };
     if checks::passes(how.check, &matched) {
         out.push(Span {
@@ -212,6 +212,11 @@ fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &
             rule,
         });
     }
+}
+
+/// The part of `s` before its first newline: what follows a match on its own line.
+fn line_head(s: &str) -> &str {
+    s.find('\n').map_or(s, |p| &s[..p])
 }
 
 /// The part of `s` after its last newline: what stands before a match on its own line.
