@@ -225,7 +225,7 @@ fn password_value(m: &Matched<'_>) -> bool {
         let word = v.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_');
         if is_attribute_path(v)
             || (v.contains('_') && v.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
-            || is_code_name(v, m.after)
+            || is_code_name(v, m.before, m.after)
             || (spaced
                 && word
                 && (!v.bytes().any(|b| b.is_ascii_uppercase())
@@ -257,7 +257,9 @@ fn password_value(m: &Matched<'_>) -> bool {
 /// Names that stand where a value would in code: a path (`token::Paren`, `self._lib.NID_x`), a
 /// constant (`DEFAULT_TOKEN`), a type (`CancellationToken`, `ApiKey`), or a name that a comma,
 /// semicolon, bracket or assignment follows (`token: Punctuation,`, `key: _bindgen_ty_5 = …`).
-fn is_code_name(v: &str, after: &str) -> bool {
+fn is_code_name(v: &str, before: &str, after: &str) -> bool {
+    // Code spaces its `:` and `=`; a connection string's `Password=x;` and .env lines do not.
+    let spaced = before.ends_with(": ") || before.ends_with(" = ");
     let letters_only = v.bytes().all(|b| b.is_ascii_alphabetic());
     let capitals = v.bytes().filter(u8::is_ascii_uppercase).count();
     v.contains("::")
@@ -266,7 +268,8 @@ fn is_code_name(v: &str, after: &str) -> bool {
             .any(|p| v.starts_with(p))
         || (v.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') && v.len() > 1)
         || (letters_only && capitals >= 2 && v.as_bytes()[0].is_ascii_uppercase())
-        || (v.split('.').all(is_identifier)
+        || (spaced
+            && v.split('.').all(is_identifier)
             && after
                 .trim_start()
                 .starts_with([',', ';', ')', '>', '{', '=', '+']))

@@ -162,9 +162,14 @@ struct Found {
 }
 
 impl Found {
-    /// Where the next search starts: after the match, or one byte on after an empty one.
+    /// Where the next search starts: after the secret, so context the match used after it (the
+    /// `;` that ends one `pwd=…;` and begins the next) can start another match; after a whole
+    /// match; one byte on after an empty one.
     fn after(&self) -> usize {
-        self.whole.end + usize::from(self.whole.is_empty())
+        match &self.secret {
+            Some(secret) if secret.end > self.whole.start => secret.end,
+            _ => self.whole.end + usize::from(self.whole.is_empty()),
+        }
     }
 }
 
