@@ -167,8 +167,9 @@ def heldout(binary, seed=23):
     return _caught(binary, secret_cases.positives(rnd)), _changed(binary, secret_cases.negatives(rnd))
 
 
-# gitleaks rules that recognise an identifier, not a secret: kept on purpose (see the docs).
-IDENTIFIER_RULES = ("client-id", "access-id", "user-api-id", "messagebird-client-id")
+# gitleaks rules that recognise an identifier or a publishable key, not a secret: kept on
+# purpose (see the README).
+IDENTIFIER_RULES = ("client-id", "access-id", "user-api-id", "public-key", "pub-api-key", "pub-key")
 # Rules that name files (no regex) or whose pattern is a whole file format.
 SKIP_RULES = ("pkcs12-file", "kubernetes-secret-yaml")
 

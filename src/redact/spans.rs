@@ -9,7 +9,8 @@ use super::Redactor;
 use super::checks::{self, Matched};
 use super::keywords;
 use super::rules::{Check, RULES, Rule};
-use regex::bytes::Regex;
+use regex_automata::meta::Regex;
+use regex_automata::{Input, PatternID};
 
 /// Which rule matched: built-in rules first, then the user's, each in file order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -96,7 +97,8 @@ fn collect(
     let hay = &text[from..to];
     let bytes = hay.as_bytes();
     let named: Vec<usize> = re
-        .capture_names()
+        .group_info()
+        .pattern_names(PatternID::ZERO)
         .enumerate()
         .filter_map(|(i, n)| n.filter(|n| n.starts_with("secret")).map(|_| i))
         .collect();
@@ -105,19 +107,22 @@ fn collect(
     // alone (windows merge, and a second redaction sees other windows): a match that crosses a
     // line end is dropped and its first line searched by itself.
     let lines_apart = matches!(rule, RuleRef::Builtin(i) if !RULES[i].multiline);
-    let next = |limit: usize, at: usize| -> Option<Found> {
-        let slice = &bytes[..limit];
+    let mut caps = re.create_captures();
+    let mut next = |limit: usize, at: usize| -> Option<Found> {
+        // The input is the haystack up to `limit`, searched from `at`: what stands before `at`
+        // still counts for `\b` and `^`.
+        let input = Input::new(&bytes[..limit]).span(at..limit);
         if !groups {
-            return re.find_at(slice, at).map(|m| Found {
+            return re.search(&input).map(|m| Found {
                 whole: m.range(),
                 secret: None,
             });
         }
-        let caps = re.captures_at(slice, at)?;
-        let whole = caps.get(0).expect("group 0 always matches").range();
+        re.search_captures(&input, &mut caps);
+        let whole = caps.get_match()?.range();
         let secret = match how.group {
-            Some(i) => caps.get(i),
-            None => named.iter().find_map(|&i| caps.get(i)),
+            Some(i) => caps.get_group(i),
+            None => named.iter().find_map(|&i| caps.get_group(i)),
         };
         Some(Found {
             whole,

@@ -7,7 +7,8 @@
 //! large file costs the hook nothing until one of its keywords shows up; `aletheia redact
 //! --check` compiles them all.
 
-use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::meta::{self, Regex};
+use regex_automata::util::syntax;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -63,10 +64,15 @@ pub struct UserRule {
 impl UserRule {
     /// Compile the regex.
     /// gitleaks' generic rules are large once Unicode classes expand; allow for them.
-    pub fn compile(&self) -> Result<Regex, regex::Error> {
-        RegexBuilder::new(&self.pattern)
-            .size_limit(256 << 20)
-            .build()
+    pub fn compile(&self) -> Result<Regex, String> {
+        meta::Builder::new()
+            .syntax(syntax::Config::new().utf8(false))
+            .configure(meta::Config::new().nfa_size_limit(Some(256 << 20)))
+            .build(&self.pattern)
+            // The error's own text only says which pattern failed; its source says why.
+            .map_err(|e| {
+                std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string)
+            })
     }
 
     /// The compiled regex, or `None` when it does not compile (reported once on stderr).
@@ -143,18 +149,16 @@ pub fn check_rules(path: &Path, rules: &[UserRule]) -> Result<(), RuleFileError>
         let re = rule.compile().map_err(|e| RuleFileError::Rule {
             path: path.to_owned(),
             rule: rule.id.clone(),
-            message: format!("the regex does not compile: {}", first_line(&e.to_string())),
+            message: format!("the regex does not compile: {}", first_line(&e)),
         })?;
+        let groups = re.group_info().group_len(regex_automata::PatternID::ZERO);
         if let Some(g) = rule.secret_group
-            && g >= re.captures_len()
+            && g >= groups
         {
             return Err(RuleFileError::Rule {
                 path: path.to_owned(),
                 rule: rule.id.clone(),
-                message: format!(
-                    "secretGroup {g} but the regex has {} group(s)",
-                    re.captures_len() - 1
-                ),
+                message: format!("secretGroup {g} but the regex has {} group(s)", groups - 1),
             });
         }
     }
