@@ -5,8 +5,8 @@
 use super::rules::Check;
 use base64::Engine;
 
-/// What a rule matched: up to 80 bytes of its line before the match, the match up to the secret (the
-/// name and operator, for assignments), the secret, and a little of its line after it.
+/// What a rule matched: up to 80 bytes of its line before the match, the match up to the secret
+/// (the name and operator, for assignments), the secret, and a little of its line after it.
 pub struct Matched<'t> {
     pub prefix: &'t str,
     pub before: &'t str,

@@ -28,7 +28,7 @@ pub(super) struct Span {
 }
 
 /// A replaced span of the original text, for `--explain`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// Byte offsets into the text.
     pub start: usize,
