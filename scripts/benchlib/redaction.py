@@ -90,22 +90,12 @@ def run_redact(binary, text):
 
 
 def labelled(binary, seed=11):
+    """The set written beside the rules, each half redacted as one text (the cases apart)."""
     rnd = random.Random(seed)
     pos, neg = positives(rnd), negatives(rnd)
-    out = run_redact(binary, SEP.join(text for _, _, text in pos)).split(SEP)
-    assert len(out) == len(pos)
-    by_kind = {}
-    for (kind, secret, _), red in zip(pos, out):
-        c = by_kind.setdefault(kind, [0, 0])
-        c[1] += 1
-        c[0] += secret not in red
-    out = run_redact(binary, SEP.join(text for _, text in neg)).split(SEP)
-    fp = {}
-    for (kind, text), red in zip(neg, out):
-        c = fp.setdefault(kind, [0, 0])
-        c[1] += 1
-        c[0] += red != text
-    return by_kind, fp
+    batch = lambda texts: run_redact(binary, SEP.join(texts)).split(SEP)
+    return (_caught([(kind, text, [secret]) for kind, secret, text in pos], batch),
+            _changed(neg, batch))
 
 
 def throughput(binary, work, mb=100, seed=5):
@@ -138,9 +128,11 @@ def _each(binary, texts):
     return [run_redact(binary, t) for t in texts]
 
 
-def _caught(binary, cases):
-    """Per kind [caught, total] for (kind, text, secrets): caught when no secret survives."""
-    out = _each(binary, [text for _, text, _ in cases])
+def _caught(cases, redact):
+    """Per kind [caught, total] for (kind, text, secrets): caught when no secret survives.
+    `redact` takes the texts and returns them redacted."""
+    out = redact([text for _, text, _ in cases])
+    assert len(out) == len(cases)
     by_kind = {}
     for (kind, _, secrets), red in zip(cases, out):
         c = by_kind.setdefault(kind, [0, 0])
@@ -149,9 +141,10 @@ def _caught(binary, cases):
     return by_kind
 
 
-def _changed(binary, cases):
+def _changed(cases, redact):
     """Per kind [changed, total] for (kind, text) that must come back unchanged."""
-    out = _each(binary, [text for _, text in cases])
+    out = redact([text for _, text in cases])
+    assert len(out) == len(cases)
     by_kind = {}
     for (kind, text), red in zip(cases, out):
         c = by_kind.setdefault(kind, [0, 0])
@@ -164,7 +157,8 @@ def heldout(binary, seed=23):
     """The labelled set written apart from the rules (benchlib/secret_cases.py)."""
     from benchlib import secret_cases
     rnd = random.Random(seed)
-    return _caught(binary, secret_cases.positives(rnd)), _changed(binary, secret_cases.negatives(rnd))
+    each = lambda texts: _each(binary, texts)
+    return _caught(secret_cases.positives(rnd), each), _changed(secret_cases.negatives(rnd), each)
 
 
 # gitleaks rules that recognise an identifier or a publishable key, not a secret: kept on
@@ -212,7 +206,7 @@ def gitleaks_generated(binary, path, per_rule=3, seed=31):
                     f"{name}Secret: '{{}}'", f'"{name}_key": "{{}}"', f"{name.upper()}_API_TOKEN: {{}}",
                 ])
                 cases.append((rid, context.format(secret), [secret]))
-    return _caught(binary, cases)
+    return _caught(cases, lambda texts: _each(binary, texts))
 
 
 def ordinary_text(binary, root):

@@ -91,9 +91,9 @@ pub fn is_placeholder(value: &str) -> bool {
         || one_repeated_char(&lower)
 }
 
-/// A value that shows where a secret would go rather than holding one: a run of eight of one
-/// character (`password: ********`, `gho_****…`) or a template (`xoxb-your-bot-token`).
-pub fn is_mask(value: &str) -> bool {
+/// A value that shows where a secret would go rather than holding one: a run of one character
+/// over most of it (`password: ********`, `gho_****…`) or a template (`xoxb-your-bot-token`).
+fn is_mask(value: &str) -> bool {
     // Runs cover most of a mask (`gho_****…`); real formats have shorter ones (a Dropbox token's
     // ten `A`s, a Twitter bearer token's twenty-two), so a run must be most of the value.
     let b = value.as_bytes();

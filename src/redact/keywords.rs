@@ -46,12 +46,11 @@ pub fn windows(text: &str, ranges: &[(usize, usize)]) -> Vec<Window> {
     let bytes = text.as_bytes();
     let filter = &*FILTER;
     let mut out: Vec<Window> = Vec::new();
-    // Per rule, the end of its last window: later hits before it are already covered.
-    let mut covered = vec![0usize; RULES.len()];
-    // Per rule, its last window in `out` and the range it lies in: a hit within `NEAR` bytes
-    // after it extends it, so keyword-dense text costs a rule a few long searches rather than
-    // one per line.
-    let mut last: Vec<Option<(usize, usize)>> = vec![None; RULES.len()];
+    // Per rule, its last window in `out` and the range it lies in: a hit before that window's
+    // end is covered already, and a hit within `NEAR` bytes after it extends it, so
+    // keyword-dense text costs a rule a few long searches rather than one per line. Made on the
+    // first hit: most texts have none.
+    let mut last: Vec<Option<(usize, usize)>> = Vec::new();
     for (r, &(from, to)) in ranges.iter().enumerate() {
         let mut key: u32 = 0;
         let mut line_start = from;
@@ -75,7 +74,10 @@ pub fn windows(text: &str, ranges: &[(usize, usize)]) -> Vec<Window> {
             for k in KEYWORDS[first..].iter().take_while(|k| k.prefix == key) {
                 let rule = usize::from(k.rule);
                 let word = k.text.as_bytes();
-                if covered[rule] > start
+                if last.is_empty() {
+                    last = vec![None; RULES.len()];
+                }
+                if last[rule].is_some_and(|(w, _)| out[w].end > start)
                     || !bytes[start..]
                         .get(..word.len())
                         .is_some_and(|w| w.eq_ignore_ascii_case(word))
@@ -94,7 +96,6 @@ pub fn windows(text: &str, ranges: &[(usize, usize)]) -> Vec<Window> {
                     });
                     (line_start, end)
                 };
-                covered[rule] = we.max(start + 1);
                 match last[rule] {
                     Some((w, in_range)) if in_range == r && out[w].end + NEAR >= ws => {
                         out[w].end = we;

@@ -193,9 +193,7 @@ fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &
         // a whole-shape match is judged only for templates. The user's rules are gitleaks
         // rules and mean what they say.
         let named_value = found.secret.is_some();
-        if named_value
-            && (checks::is_placeholder(value) || checks::is_mask(value) || rest.starts_with('('))
-        {
+        if named_value && (checks::is_placeholder(value) || rest.starts_with('(')) {
             return;
         }
         if !named_value && checks::is_template(value) {
