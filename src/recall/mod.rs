@@ -9,4 +9,5 @@ pub mod rank;
 pub mod rules;
 pub mod search;
 pub mod timeline;
+mod topk;
 pub mod wrap;

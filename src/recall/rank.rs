@@ -4,82 +4,107 @@
 //! the row's length over the index's average length), fed by the per-row counts of
 //! `store::term_counts`. What differs is where the document frequencies come from: `bm25()`
 //! counts each term over the whole index on every query, which at a million memories cost more
-//! than everything else a search does. Here they are counted over the newest `WINDOW` rows; a
-//! store that small gets exactly FTS5's figures, and a larger one an estimate of how rare each
-//! word is that is drawn from the same kind of text it is searching (what the user works on now).
-//! Then the score is adjusted for what a coding agent needs back: pinned memories and decisions
-//! first, fresher before staler, raw tool events below what people said.
+//! than everything else a search does. Here a term is counted exactly when it is rare (fewer than
+//! `DF_SAMPLE` rows hold it), and otherwise estimated from its newest `DF_SAMPLE` rows: the share
+//! of the rows they span that hold it. Rare words, the ones that decide a ranking, get exact
+//! weights wherever in time they sit; a common word's weight is close to its true one and costs
+//! a bounded walk. Then the score is adjusted for what a coding agent needs back: pinned
+//! memories and decisions first, fresher before staler, raw tool events below what people said.
 
 use crate::model::{Kind, MemoryType};
 use crate::store::term_counts::TermCounts;
 use rusqlite::Connection;
 
-/// How many of the newest rows document frequencies are counted over.
-pub const WINDOW: u64 = 10_000;
+/// A term held by fewer rows than this is counted exactly; a commoner one is estimated from
+/// this many of its newest rows.
+pub const DF_SAMPLE: u64 = 2_000;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 /// Weights per column: title, text (the project column carries no weight).
 const WEIGHTS: [f64; 2] = [4.0, 1.0];
 
-/// How many rows the frequencies were counted over, and in how many of them each term occurs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DocFreqs {
+/// How common a term is: `hits` of `rows` hold it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TermFreq {
     pub rows: u64,
-    pub per_term: Vec<u64>,
+    pub hits: u64,
 }
 
-/// Count each term's documents (title or text) among the newest `WINDOW` rows. `index_rows` is
-/// the index's row count: a store within the window is counted whole, exactly. Each term is the
-/// quoted FTS5 phrase the search matched with, so stemming and phrases count alike.
+/// The document frequency of each query term, in the query's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocFreqs {
+    pub terms: Vec<TermFreq>,
+}
+
+impl DocFreqs {
+    /// The most term `i` can add to a row's BM25, however often the row holds it: as the
+    /// weighted frequency grows, `freq × (k1 + 1) / (freq + k1 × length)` tends to `k1 + 1`
+    /// from below.
+    pub fn ceiling(&self, i: usize) -> f64 {
+        let t = self.terms[i];
+        idf(t.rows, t.hits) * (K1 + 1.0)
+    }
+}
+
+/// Count each term's documents (title or text): exactly for a term held by fewer than
+/// `DF_SAMPLE` rows, else over the span of its newest `DF_SAMPLE` rows. `index_rows` is the
+/// store's row count (its largest id: ids are dense). Each term is the quoted FTS5 phrase the
+/// search matches with, so stemming and phrases count alike.
 pub fn document_frequencies(
     conn: &Connection,
     phrases: &[String],
     index_rows: u64,
 ) -> rusqlite::Result<DocFreqs> {
-    let (after, rows) = if index_rows <= WINDOW {
-        (i64::MIN, index_rows)
-    } else {
-        let newest: i64 = conn.query_row("SELECT max(id) FROM memories", [], |r| {
-            Ok(r.get::<_, Option<i64>>(0)?.unwrap_or(0))
-        })?;
-        // Ids are dense (memories are dismissed, not deleted), so the newest WINDOW rows are the
-        // ids above this one.
-        (newest - WINDOW as i64, WINDOW)
-    };
-    let mut stmt = conn.prepare_cached(
-        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid > ?2",
-    )?;
-    let per_term = phrases
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT count(*), min(rowid) FROM (SELECT rowid FROM memories_fts
+         WHERE memories_fts MATCH ?1 ORDER BY rowid DESC LIMIT {DF_SAMPLE})"
+    ))?;
+    let terms = phrases
         .iter()
         .map(|p| {
-            stmt.query_row(
-                rusqlite::params![format!("{{title text}} : {p}"), after],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n.max(0) as u64)
+            stmt.query_row([format!("{{title text}} : {p}")], |r| {
+                let hits = r.get::<_, i64>(0)?.max(0) as u64;
+                let oldest = r.get::<_, Option<i64>>(1)?.unwrap_or(0).max(0) as u64;
+                let rows = if hits < DF_SAMPLE {
+                    index_rows
+                } else {
+                    // Ids run up to `index_rows`, so the sample spans the ids from its oldest.
+                    (index_rows + 1).saturating_sub(oldest).max(hits)
+                };
+                Ok(TermFreq {
+                    rows: rows.max(hits),
+                    hits,
+                })
+            })
         })
         .collect::<rusqlite::Result<_>>()?;
-    Ok(DocFreqs { rows, per_term })
+    Ok(DocFreqs { terms })
 }
 
 /// BM25 of one row: the sum over the query's terms of IDF × saturated, length-normalised
 /// frequency. Phrases beyond the terms (the project filter) add nothing.
 pub fn bm25(c: &TermCounts, df: &DocFreqs) -> f64 {
+    df.terms
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| term_score(c, i, t))
+        .sum()
+}
+
+/// What the phrase at `phrase` of the counted expression adds to the row's BM25, as term `t`.
+pub fn term_score(c: &TermCounts, phrase: usize, t: TermFreq) -> f64 {
+    let Some(counts) = c.phrases.get(phrase) else {
+        return 0.0;
+    };
     let avgdl = if c.index_rows == 0 {
         1.0
     } else {
         (c.index_tokens as f64 / c.index_rows as f64).max(1.0)
     };
     let length = 1.0 - B + B * c.row_tokens as f64 / avgdl;
-    c.phrases
-        .iter()
-        .zip(&df.per_term)
-        .map(|(counts, &hits)| {
-            let freq = WEIGHTS[0] * counts[0] as f64 + WEIGHTS[1] * counts[1] as f64;
-            idf(df.rows, hits) * freq * (K1 + 1.0) / (freq + K1 * length)
-        })
-        .sum()
+    let freq = WEIGHTS[0] * counts[0] as f64 + WEIGHTS[1] * counts[1] as f64;
+    idf(t.rows, t.hits) * freq * (K1 + 1.0) / (freq + K1 * length)
 }
 
 /// FTS5's IDF: rare terms weigh more; a term in more than half the rows weighs almost nothing
@@ -205,7 +230,7 @@ mod tests {
     }
 
     #[test]
-    fn within_the_window_the_score_is_fts5s_own() {
+    fn below_the_sample_the_score_is_fts5s_own() {
         let (_dir, store) = store(500);
         let phrases = vec!["\"rare\"".to_owned(), "\"common\"".to_owned()];
         let expr = "{title text} : (\"rare\" OR \"common\") AND project : \"p\"";
@@ -222,16 +247,28 @@ mod tests {
     }
 
     #[test]
-    fn beyond_the_window_frequencies_come_from_the_newest_rows() {
-        let n = WINDOW as usize + 5_000;
+    fn a_rare_term_is_counted_exactly_and_a_common_one_from_its_newest_rows() {
+        let n = 10_000;
         let (_dir, store) = store(n);
         let phrases = vec!["\"rare\"".to_owned(), "\"common\"".to_owned()];
         let df = document_frequencies(store.conn(), &phrases, n as u64).unwrap();
-        assert_eq!(df.rows, WINDOW);
-        // Ids n-WINDOW+1..=n hold rows i = n-WINDOW..n.
-        let window = (n - WINDOW as usize)..n;
-        let expected = |k: usize| window.clone().filter(|i| i % k == 0).count() as u64;
-        assert_eq!(df.per_term, vec![expected(50), expected(2)]);
+        // "rare" is in rows i % 50 == 0 (200 of them): below the sample, so exact.
+        assert_eq!(
+            df.terms[0],
+            TermFreq {
+                rows: n as u64,
+                hits: 200
+            }
+        );
+        // "common" is in every other row: its newest DF_SAMPLE rows span twice as many ids.
+        assert_eq!(
+            df.terms[1],
+            TermFreq {
+                rows: 2 * DF_SAMPLE,
+                hits: DF_SAMPLE
+            }
+        );
+        assert!(df.ceiling(0) > df.ceiling(1));
     }
 
     #[test]
@@ -287,8 +324,16 @@ mod tests {
             phrases: vec![[0, rare], [0, common]],
         };
         let df = DocFreqs {
-            rows: 1000,
-            per_term: vec![10, 400],
+            terms: vec![
+                TermFreq {
+                    rows: 1000,
+                    hits: 10,
+                },
+                TermFreq {
+                    rows: 1000,
+                    hits: 400,
+                },
+            ],
         };
         assert!(bm25(&counts(1, 0), &df) > bm25(&counts(0, 1), &df));
         let title = TermCounts {

@@ -5,11 +5,10 @@
 //! `raw` passes the text to FTS5 untouched for those who ask. Very common words are dropped from
 //! the match (they would make the OR scan most of a large store) but count nowhere else.
 //! Ranking (`rank`): BM25 with the title weighted above the text, adjusted for recency, pinning
-//! and type, over a bounded pool of candidates: the newest matches, plus those with every word.
+//! and type; `topk` finds the best of every match without scoring them all.
 
-use super::rank::{self, Traits};
+use super::topk;
 use crate::model::{Kind, Memory, MemoryType};
-use crate::store::term_counts::TermCounts;
 use crate::store::{COLUMNS, Store, StoreError, from_row};
 use rusqlite::types::Value as SqlValue;
 
@@ -118,15 +117,6 @@ fn quoted(term: &str) -> String {
     format!("\"{}\"", term.replace('"', ""))
 }
 
-/// Every term required (`None` for fewer than two terms, where it adds nothing).
-fn fts_all_expression(terms: &[String]) -> Option<String> {
-    if terms.len() < 2 {
-        return None;
-    }
-    let words: Vec<String> = terms.iter().map(|t| quoted(t)).collect();
-    Some(format!("{{title text}} : ({})", words.join(" AND ")))
-}
-
 /// The MATCH clause that narrows to a project's rows inside the index (the exact project filter
 /// still applies afterwards: the index sees the key's words, not the key).
 fn project_expression(project: &str) -> Option<String> {
@@ -138,211 +128,18 @@ fn project_expression(project: &str) -> Option<String> {
     (!words.is_empty()).then(|| format!("project : \"{}\"", words.join(" ")))
 }
 
-/// How many matches each relevance query scores at most, newest first. Scoring costs a few
-/// microseconds per matching row, so a query of common words over a large store would otherwise
-/// score tens of thousands of rows. When that cap is reached, the query that needs every word
-/// runs too, so the best matches are in even when they are old.
-const CANDIDATES: usize = 600;
-
-/// A candidate as the index sees it; the row itself is read only if it can still make the page.
-struct Candidate {
-    id: i64,
-    relevance: Relevance,
-}
-
-/// What the index said about a candidate's relevance.
-enum Relevance {
-    /// Term counts, scored in `rank` (sanitised queries).
-    Counts(TermCounts),
-    /// FTS5's own bm25() (raw queries, whose phrases `rank` cannot name).
-    Bm25(f64),
-}
-
-/// Collect the matches of the widest expression (the last), newest `CANDIDATES`; if that many
-/// matched, also the older matches of the narrower ones (the newer are in already). `filters`
-/// (over `m`, the memories table, with `args`) is empty when the search narrows by nothing the
-/// index cannot see; then the index alone answers, and `ranked` checks each row it reads.
-fn candidates(
-    store: &Store,
-    exprs: &[String],
-    filters: &str,
-    args: &[SqlValue],
-    raw: bool,
-) -> rusqlite::Result<Vec<Candidate>> {
-    let mut out: Vec<Candidate> = Vec::new();
-    let n = args.len() + 1;
-    let relevance = if raw {
-        "bm25(memories_fts, 4.0, 1.0, 0.0)"
-    } else {
-        "aletheia_terms(memories_fts)"
-    };
-    let join = if filters.is_empty() {
-        ""
-    } else {
-        "JOIN memories m ON m.id = memories_fts.rowid"
-    };
-    let sql = format!(
-        "SELECT memories_fts.rowid, {relevance} FROM memories_fts {join}
-         WHERE memories_fts MATCH ?{n} AND memories_fts.rowid < ?{below} {filters}
-         ORDER BY memories_fts.rowid DESC LIMIT {CANDIDATES}",
-        below = n + 1
-    );
-    let mut stmt = store.conn().prepare_cached(&sql)?;
-    for (i, expr) in exprs.iter().rev().enumerate() {
-        if i > 0 && out.len() < CANDIDATES {
-            break;
-        }
-        let below = out.last().map_or(i64::MAX, |c| c.id);
-        let mut all = args.to_vec();
-        all.push(SqlValue::Text(expr.clone()));
-        all.push(SqlValue::Integer(below));
-        let mut rows = stmt.query(rusqlite::params_from_iter(all.iter()))?;
-        while let Some(r) = rows.next()? {
-            let id: i64 = r.get(0)?;
-            let relevance = if raw {
-                Relevance::Bm25(-r.get::<_, f64>(1)?)
-            } else {
-                let blob = r.get_ref(1)?.as_blob()?;
-                Relevance::Counts(TermCounts::decode(blob).ok_or_else(|| {
-                    rusqlite::Error::InvalidColumnType(
-                        1,
-                        "aletheia_terms".into(),
-                        rusqlite::types::Type::Blob,
-                    )
-                })?)
-            };
-            out.push(Candidate { id, relevance });
-        }
-    }
-    Ok(out)
-}
-
-/// A score with its memory's id, ordered by score, then the newer id first on a tie.
-#[derive(PartialEq)]
-struct Scored(f64, i64);
-
-impl Eq for Scored {}
-impl PartialOrd for Scored {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Scored {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
-    }
-}
-
-/// The best `need` candidates, best first, as (score, id). `phrases` are the query's quoted
-/// terms in the order the match expressions list them.
-///
-/// BM25 comes from the index alone; the adjustments need the row. Candidates are visited in
-/// BM25 order and the walk stops once even the largest adjustment (`rank::MAX_BOOST`) could not
-/// lift the next one into the best `need`; before that, a row that is not pinned is passed over
-/// unread when its own bound (`rank::MAX_BOOST_UNPINNED`) falls short. So most rows are never
-/// read. Each row read is also
-/// checked against what the index cannot see: dismissed, and the exact project.
-fn ranked(
-    store: &Store,
-    candidates: Vec<Candidate>,
-    phrases: &[String],
-    project: Option<&str>,
-    need: usize,
-) -> rusqlite::Result<Vec<(f64, i64)>> {
-    let index_rows = candidates.iter().find_map(|c| match &c.relevance {
-        Relevance::Counts(t) => Some(t.index_rows),
-        Relevance::Bm25(_) => None,
-    });
-    let df = match index_rows {
-        Some(rows) => Some(rank::document_frequencies(store.conn(), phrases, rows)?),
-        None => None,
-    };
-    let mut pool: Vec<Scored> = candidates
-        .into_iter()
-        .map(|c| {
-            let bm25 = match (&c.relevance, &df) {
-                (Relevance::Counts(t), Some(df)) => rank::bm25(t, df),
-                (Relevance::Bm25(s), _) => *s,
-                (Relevance::Counts(_), None) => 0.0,
-            };
-            Scored(bm25, c.id)
-        })
-        .collect();
-    pool.sort_by(|a, b| b.cmp(a));
-    let newest = rank::newest_in_scope(store.conn(), project)?;
-    let pinned = rank::pinned_ids(store.conn(), project)?;
-    let mut stmt = store.conn().prepare_cached(
-        "SELECT created_at, pinned, type, kind, dismissed, project FROM memories WHERE id = ?1",
-    )?;
-    // The best `need` so far, worst on top.
-    let mut best: std::collections::BinaryHeap<std::cmp::Reverse<Scored>> =
-        std::collections::BinaryHeap::with_capacity(need + 1);
-    for Scored(bm25, id) in pool {
-        if best.len() >= need
-            && let Some(std::cmp::Reverse(worst)) = best.peek()
-        {
-            if bm25 * rank::MAX_BOOST < worst.0 {
-                break;
-            }
-            if !pinned.contains(&id) && bm25 * rank::MAX_BOOST_UNPINNED < worst.0 {
-                continue;
-            }
-        }
-        let row = stmt.query_row([id], |r| {
-            Ok((
-                Traits {
-                    created_at: r.get(0)?,
-                    pinned: r.get(1)?,
-                    mtype: r.get::<_, String>(2)?.parse().unwrap_or(MemoryType::Note),
-                    kind: r.get::<_, String>(3)?.parse().unwrap_or(Kind::Note),
-                },
-                r.get::<_, bool>(4)?,
-                r.get::<_, String>(5)?,
-            ))
-        });
-        let (traits, dismissed, row_project) = match row {
-            Ok(row) => row,
-            // Deleted since the index was read.
-            Err(rusqlite::Error::QueryReturnedNoRows) => continue,
-            Err(e) => return Err(e),
-        };
-        if dismissed || project.is_some_and(|p| p != row_project) {
-            continue;
-        }
-        best.push(std::cmp::Reverse(Scored(
-            rank::adjusted(bm25, &traits, newest),
-            id,
-        )));
-        if best.len() > need {
-            best.pop();
-        }
-    }
-    Ok(best
-        .into_sorted_vec()
-        .into_iter()
-        .map(|std::cmp::Reverse(Scored(score, id))| (score, id))
-        .collect())
-}
-
-/// One page of the best matches: candidates from the index, ranked, then the page's rows.
+/// One page of the best matches: scored by `topk`, then the page's rows read.
 fn by_relevance(
     store: &Store,
     q: &SearchQuery,
-    exprs: &[String],
-    terms: &[String],
-    filters: &str,
-    args: &[SqlValue],
+    req: &topk::Request,
+    raw: Option<&str>,
     limit: usize,
 ) -> rusqlite::Result<Vec<Hit>> {
-    let phrases: Vec<String> = terms.iter().map(|t| quoted(t)).collect();
-    let pool = candidates(store, exprs, filters, args, q.raw)?;
-    let scored = ranked(
-        store,
-        pool,
-        &phrases,
-        q.project.as_deref(),
-        q.offset + limit,
-    )?;
+    let scored = match raw {
+        Some(expr) => topk::best_raw(store, req, expr)?,
+        None => topk::best(store, req)?,
+    };
     let page: Vec<(f64, i64)> = scored.into_iter().skip(q.offset).take(limit).collect();
     let ids: Vec<i64> = page.iter().map(|p| p.1).collect();
     let rows = store.get_many(&ids).map_err(|e| match e {
@@ -471,29 +268,19 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             .collect()
     } else {
         let project_clause = q.project.as_deref().and_then(project_expression);
-        let scoped = |e: String| match &project_clause {
-            Some(p) => format!("({e}) AND {p}"),
-            None => e,
-        };
         let terms = match q.query.as_deref() {
             Some(text) if !q.raw => query_terms(text),
             _ => vec![],
         };
-        let exprs: Vec<String> = match q.query.as_deref() {
-            Some(text) if q.raw => vec![scoped(text.to_owned())],
-            Some(text) => {
-                let mut v = Vec::new();
-                if let Some(all) = fts_all_expression(&terms) {
-                    v.push(scoped(all));
-                }
-                if let Some(any) = fts_expression(text) {
-                    v.push(scoped(any));
-                }
-                v
-            }
-            None => vec![],
+        let widest = match q.query.as_deref() {
+            Some(text) if q.raw => Some(text.to_owned()),
+            Some(text) => fts_expression(text),
+            None => None,
         };
-        let Some(widest) = exprs.last().cloned() else {
+        let Some(widest) = widest.map(|e| match &project_clause {
+            Some(p) => format!("({e}) AND {p}"),
+            None => e,
+        }) else {
             return Ok(SearchResult {
                 facts: vec![],
                 hits: vec![],
@@ -504,8 +291,8 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             store.ensure_term_counts()?;
         }
         let found = if q.order == Order::Relevance {
-            // The project and dismissed checks wait for `ranked`; other filters narrow the
-            // candidates themselves, so that the newest matches are the newest that pass them.
+            // The project and dismissed checks happen as rows are read; other filters narrow
+            // the index's matches themselves, so that rows failing them are never scored.
             let narrowed =
                 q.mtype.is_some() || q.kind.is_some() || q.since.is_some() || q.until.is_some();
             let (filters, args) = if narrowed {
@@ -513,7 +300,16 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             } else {
                 ("", &[][..])
             };
-            by_relevance(store, q, &exprs, &terms, filters, args, limit)
+            let phrases: Vec<String> = terms.iter().map(|t| quoted(t)).collect();
+            let req = topk::Request {
+                phrases: &phrases,
+                scope: project_clause.as_deref(),
+                filters,
+                args,
+                project: q.project.as_deref(),
+                need: q.offset + limit,
+            };
+            by_relevance(store, q, &req, q.raw.then_some(widest.as_str()), limit)
         } else {
             by_date(store, &widest, &filters, &args, order_sql, limit + q.offset)
                 .map(|v| v.into_iter().skip(q.offset).collect())

@@ -11,6 +11,11 @@
 //! Its value is a blob of little-endian u64: the index's row count, its total token count, the
 //! row's token count (all columns, as `bm25()` counts it), then for each phrase of the query its
 //! occurrences in column 0 (title) and column 1 (text).
+//!
+//! An optional second argument, a blob of ascending little-endian i64 rowids, limits the work to
+//! those rows: any other row gets NULL without its counts being gathered. A search that already
+//! knows which rows can still make its page walks a common word's matches this way at the cost
+//! of the walk alone.
 
 use rusqlite::{Connection, ffi};
 use std::ffi::{c_int, c_void};
@@ -105,9 +110,15 @@ unsafe extern "C" fn term_counts(
     api: *const ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
     ctx: *mut ffi::sqlite3_context,
-    _n_args: c_int,
-    _args: *mut *mut ffi::sqlite3_value,
+    n_args: c_int,
+    args: *mut *mut ffi::sqlite3_value,
 ) {
+    // SAFETY: FTS5 passes a valid API table, context and `n_args` values for the call.
+    if n_args >= 1 && unsafe { !wanted(api, fts, *args) } {
+        // SAFETY: `ctx` is the live function context.
+        unsafe { ffi::sqlite3_result_null(ctx) };
+        return;
+    }
     // SAFETY: FTS5 passes a valid API table and context for the duration of the call.
     let outcome = unsafe {
         api.as_ref()
@@ -128,6 +139,50 @@ unsafe extern "C" fn term_counts(
             Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
         }
     }
+}
+
+/// Whether the current row is among the rowids of `only` (NULL: every row is).
+///
+/// # Safety
+/// `api`, `fts` and `only` must be what FTS5 passed to the function.
+unsafe fn wanted(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    only: *mut ffi::sqlite3_value,
+) -> bool {
+    // SAFETY: per this function's contract; the blob stays valid until the value changes.
+    unsafe {
+        if ffi::sqlite3_value_type(only) != ffi::SQLITE_BLOB {
+            return true;
+        }
+        let Some(rowid) = api.as_ref().and_then(|a| a.xRowid) else {
+            return true;
+        };
+        let n = ffi::sqlite3_value_bytes(only).max(0) as usize;
+        let data = ffi::sqlite3_value_blob(only).cast::<u8>();
+        if data.is_null() || n < 8 {
+            return false;
+        }
+        let ids = std::slice::from_raw_parts(data, n);
+        let id = rowid(fts);
+        let at = |i: usize| i64::from_le_bytes(ids[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        let (mut lo, mut hi) = (0, n / 8);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match at(mid).cmp(&id) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return true,
+            }
+        }
+        false
+    }
+}
+
+/// The blob `aletheia_terms` takes as its second argument: `ids` ascending, little-endian.
+pub fn rowid_set(ids: &mut [i64]) -> Vec<u8> {
+    ids.sort_unstable();
+    ids.iter().flat_map(|i| i.to_le_bytes()).collect()
 }
 
 /// Gather the row's counts through the extension API.

@@ -1,0 +1,562 @@
+//! The best matches of a query by relevance, whatever their age: MaxScore over FTS5's postings.
+//!
+//! Scoring every memory that holds any query word is exact but slow: a question in plain words
+//! shares a common word with most of a large store. Scoring only the newest matches is fast but
+//! blind to an old memory that answers the question well. MaxScore is exact and usually fast.
+//!
+//! Each term's BM25 contribution has a ceiling (`DocFreqs::ceiling`: IDF × (k1 + 1), which no
+//! row can pass however often it holds the word). Terms are walked one at a time, rarest first,
+//! and each walk adds the term's share to a running score per row (term at a time: FTS5 gives
+//! one doclist per phrase in rowid order and no per-block maxima, which rules out WAND and
+//! block-max, while a walk of one phrase is its cheapest query). A row first seen at a term can
+//! hold only that term and commoner ones, so once the ceilings of the terms still to walk, times
+//! the largest adjustment a memory can get, fall short of a lower bound on the page's worst
+//! score, no new row can reach the page: the remaining terms are walked only to complete the rows
+//! already held, and FTS5 skips gathering counts for every other row (see `term_counts`). In
+//! practice the rare words fill the page and the common ones cost little more than their walk.
+//!
+//! Pinned memories can be lifted further than the rest, so they are always held; every bound on
+//! the rest uses `rank::MAX_BOOST_UNPINNED`.
+
+use super::rank::{self, Traits};
+use crate::model::{Kind, MemoryType};
+use crate::store::Store;
+use crate::store::term_counts::{self, TermCounts};
+use rusqlite::types::Value as SqlValue;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+/// What a relevance search asks for.
+pub(super) struct Request<'a> {
+    /// The query's terms, each an FTS5 phrase (quoted).
+    pub phrases: &'a [String],
+    /// A MATCH clause that narrows to the project's rows inside the index, if any.
+    pub scope: Option<&'a str>,
+    /// SQL conditions on `m` (the memories table) with their `args`; empty when the index alone
+    /// can answer (then the row checks in `Ranker::offer` are the only filter).
+    pub filters: &'a str,
+    pub args: &'a [SqlValue],
+    /// The exact project, checked on each row read.
+    pub project: Option<&'a str>,
+    /// How many results the page needs (offset plus limit).
+    pub need: usize,
+}
+
+/// The best `need` matches of the sanitised query, best first, as (score, id).
+pub(super) fn best(store: &Store, req: &Request) -> rusqlite::Result<Vec<(f64, i64)>> {
+    let index_rows = index_rows(store)?;
+    let df = rank::document_frequencies(store.conn(), req.phrases, index_rows)?;
+    // Rarest first: the largest ceiling is the rarest term.
+    let mut order: Vec<usize> = (0..req.phrases.len()).collect();
+    order.sort_by(|&a, &b| df.ceiling(b).total_cmp(&df.ceiling(a)).then(a.cmp(&b)));
+
+    let mut ranker = Ranker::new(store, req)?;
+    // The BM25 so far of every row that can still make the page.
+    let mut held: HashMap<i64, f64> = HashMap::new();
+    let mut open = true;
+    for (step, &term) in order.iter().enumerate() {
+        let still_to_walk: f64 = order[step..].iter().map(|&t| df.ceiling(t)).sum();
+        if open && ranker.floor(&held)? > still_to_walk * rank::MAX_BOOST_UNPINNED {
+            open = false;
+        }
+        let only = (!open).then(|| {
+            let mut ids: Vec<i64> = held.keys().copied().collect();
+            ids.extend(&ranker.pinned);
+            term_counts::rowid_set(&mut ids)
+        });
+        let expr = scoped(
+            &format!("{{title text}} : {}", req.phrases[term]),
+            req.scope,
+        );
+        let tf = df.terms[term];
+        scan(store, req, &expr, only, |id, counts| {
+            let share = rank::term_score(&counts, 0, tf);
+            if open || ranker.pinned.contains(&id) {
+                *held.entry(id).or_default() += share;
+            } else if let Some(score) = held.get_mut(&id) {
+                *score += share;
+            }
+        })?;
+    }
+    let mut scored: Vec<(i64, f64)> = held.into_iter().collect();
+    // Best first: the page fills with the strongest rows, and the rest are cut unread.
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    for (id, bm25) in scored {
+        let pinned = ranker.pinned.contains(&id);
+        if !pinned && ranker.cannot_reach(bm25 * rank::MAX_BOOST_UNPINNED) {
+            continue;
+        }
+        ranker.offer(bm25, id, pinned)?;
+    }
+    Ok(ranker.into_best())
+}
+
+/// The best `need` matches of a raw FTS5 query, scored by FTS5's own `bm25()`. Its phrases cannot
+/// be taken apart, so every match is scored; the user wrote the query and chose its cost.
+pub(super) fn best_raw(
+    store: &Store,
+    req: &Request,
+    expr: &str,
+) -> rusqlite::Result<Vec<(f64, i64)>> {
+    let mut ranker = Ranker::new(store, req)?;
+    let (join, n) = joined(req);
+    let sql = format!(
+        "SELECT memories_fts.rowid, bm25(memories_fts, 4.0, 1.0, 0.0) FROM memories_fts {join}
+         WHERE memories_fts MATCH ?{n} {filters}",
+        filters = req.filters
+    );
+    let mut all = req.args.to_vec();
+    all.push(SqlValue::Text(expr.to_owned()));
+    let scored: Vec<(i64, f64)> = {
+        let mut stmt = store.conn().prepare_cached(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(all.iter()), |r| {
+            Ok((r.get(0)?, -r.get::<_, f64>(1)?))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for (id, bm25) in scored {
+        let pinned = ranker.pinned.contains(&id);
+        ranker.offer(bm25, id, pinned)?;
+    }
+    Ok(ranker.into_best())
+}
+
+fn scoped(expr: &str, scope: Option<&str>) -> String {
+    match scope {
+        Some(p) => format!("({expr}) AND {p}"),
+        None => expr.to_owned(),
+    }
+}
+
+/// The join with the memories table when there are filters to apply, and the number of the
+/// MATCH parameter (after the filters' own).
+fn joined(req: &Request) -> (&'static str, usize) {
+    let join = if req.filters.is_empty() {
+        ""
+    } else {
+        "JOIN memories m ON m.id = memories_fts.rowid"
+    };
+    (join, req.args.len() + 1)
+}
+
+/// Run one MATCH with the term counts of every row it returns; with `only`, of those rows alone
+/// (a `term_counts::rowid_set`).
+fn scan(
+    store: &Store,
+    req: &Request,
+    expr: &str,
+    only: Option<Vec<u8>>,
+    mut each: impl FnMut(i64, TermCounts),
+) -> rusqlite::Result<()> {
+    let (join, n) = joined(req);
+    let sql = format!(
+        "SELECT memories_fts.rowid, aletheia_terms(memories_fts, ?{only}) FROM memories_fts {join}
+         WHERE memories_fts MATCH ?{n} {filters}",
+        filters = req.filters,
+        only = n + 1,
+    );
+    let mut all = req.args.to_vec();
+    all.push(SqlValue::Text(expr.to_owned()));
+    all.push(only.map_or(SqlValue::Null, SqlValue::Blob));
+    let mut stmt = store.conn().prepare_cached(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(all.iter()))?;
+    while let Some(r) = rows.next()? {
+        let blob = match r.get_ref(1)? {
+            rusqlite::types::ValueRef::Null => continue,
+            v => v.as_blob()?,
+        };
+        let counts = TermCounts::decode(blob).ok_or_else(|| {
+            rusqlite::Error::InvalidColumnType(
+                1,
+                "aletheia_terms".into(),
+                rusqlite::types::Type::Blob,
+            )
+        })?;
+        each(r.get(0)?, counts);
+    }
+    Ok(())
+}
+
+/// Rows in the index (what the term counts call `index_rows`), read from the memories table's
+/// largest id: ids are dense, memories are dismissed rather than deleted.
+fn index_rows(store: &Store) -> rusqlite::Result<u64> {
+    store
+        .conn()
+        .query_row("SELECT coalesce(max(id), 0) FROM memories", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map(|n| n.max(0) as u64)
+}
+
+/// A score with its memory's id, ordered by score, then the newer id first on a tie.
+#[derive(PartialEq)]
+struct Scored(f64, i64);
+
+impl Eq for Scored {}
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scored {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+/// The best `need` adjusted scores so far. A row is read (for its date, type, pin and the checks
+/// the index cannot make) only when its BM25 times its largest possible adjustment could still
+/// enter the page.
+struct Ranker<'s> {
+    stmt: rusqlite::CachedStatement<'s>,
+    project: Option<String>,
+    need: usize,
+    newest: i64,
+    pinned: HashSet<i64>,
+    /// Worst on top.
+    best: BinaryHeap<Reverse<Scored>>,
+    /// What each row read so far told: its traits, or `None` when it cannot be a result.
+    seen: HashMap<i64, Option<Traits>>,
+}
+
+impl<'s> Ranker<'s> {
+    fn new(store: &'s Store, req: &Request) -> rusqlite::Result<Ranker<'s>> {
+        Ok(Ranker {
+            stmt: store.conn().prepare_cached(
+                "SELECT created_at, pinned, type, kind, dismissed, project FROM memories WHERE id = ?1",
+            )?,
+            project: req.project.map(str::to_owned),
+            need: req.need.max(1),
+            newest: rank::newest_in_scope(store.conn(), req.project)?,
+            pinned: rank::pinned_ids(store.conn(), req.project)?,
+            best: BinaryHeap::with_capacity(req.need + 1),
+            seen: HashMap::new(),
+        })
+    }
+
+    /// Whether a row whose adjusted score is at most `bound` can no longer enter the page.
+    fn cannot_reach(&self, bound: f64) -> bool {
+        self.best.len() >= self.need
+            && self
+                .best
+                .peek()
+                .is_some_and(|Reverse(worst)| bound < worst.0)
+    }
+
+    /// A lower bound on the page's worst final score, from the running scores in `held` (each
+    /// at most its row's final BM25): the `need`-th best adjusted score among the rows with the
+    /// best running scores. Zero while fewer than `need` rows can be results.
+    fn floor(&mut self, held: &HashMap<i64, f64>) -> rusqlite::Result<f64> {
+        if held.len() < self.need {
+            return Ok(0.0);
+        }
+        let mut top: Vec<(i64, f64)> = held.iter().map(|(&id, &s)| (id, s)).collect();
+        // A few spares, so that a dismissed row or another project's does not void the bound.
+        let take = (2 * self.need).min(top.len());
+        top.select_nth_unstable_by(take - 1, |a, b| b.1.total_cmp(&a.1));
+        top.truncate(take);
+        let mut adjusted = Vec::with_capacity(take);
+        let newest = self.newest;
+        for (id, bm25) in top {
+            if let Some(traits) = self.traits(id)? {
+                adjusted.push(rank::adjusted(bm25, traits, newest));
+            }
+        }
+        if adjusted.len() < self.need {
+            return Ok(0.0);
+        }
+        adjusted.sort_by(|a, b| b.total_cmp(a));
+        Ok(adjusted[self.need - 1])
+    }
+
+    /// The row's traits, read once; `None` when it cannot be a result (dismissed, another
+    /// project, or deleted since the index was read).
+    fn traits(&mut self, id: i64) -> rusqlite::Result<Option<&Traits>> {
+        if !self.seen.contains_key(&id) {
+            let row = self.stmt.query_row([id], |r| {
+                Ok((
+                    Traits {
+                        created_at: r.get(0)?,
+                        pinned: r.get(1)?,
+                        mtype: r.get::<_, String>(2)?.parse().unwrap_or(MemoryType::Note),
+                        kind: r.get::<_, String>(3)?.parse().unwrap_or(Kind::Note),
+                    },
+                    r.get::<_, bool>(4)?,
+                    r.get::<_, String>(5)?,
+                ))
+            });
+            let traits = match row {
+                Ok((traits, dismissed, row_project)) => (!dismissed
+                    && self.project.as_ref().is_none_or(|p| *p == row_project))
+                .then_some(traits),
+                Err(rusqlite::Error::QueryReturnedNoRows) => None,
+                Err(e) => return Err(e),
+            };
+            self.seen.insert(id, traits);
+        }
+        Ok(self.seen[&id].as_ref())
+    }
+
+    fn offer(&mut self, bm25: f64, id: i64, pinned: bool) -> rusqlite::Result<()> {
+        let boost = if pinned {
+            rank::MAX_BOOST
+        } else {
+            rank::MAX_BOOST_UNPINNED
+        };
+        if self.cannot_reach(bm25 * boost) {
+            return Ok(());
+        }
+        let newest = self.newest;
+        let Some(score) = self.traits(id)?.map(|t| rank::adjusted(bm25, t, newest)) else {
+            return Ok(());
+        };
+        self.best.push(Reverse(Scored(score, id)));
+        if self.best.len() > self.need {
+            self.best.pop();
+        }
+        Ok(())
+    }
+
+    fn into_best(self) -> Vec<(f64, i64)> {
+        self.best
+            .into_sorted_vec()
+            .into_iter()
+            .map(|Reverse(Scored(score, id))| (score, id))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::OpenOptions;
+
+    /// A small deterministic generator (xorshift), so the stores are the same on every run.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        /// A word index with a Zipf-like skew: low indexes are common.
+        fn word(&mut self, vocabulary: u64) -> u64 {
+            let u = (self.below(1 << 20) as f64 + 1.0) / (1 << 20) as f64;
+            ((vocabulary as f64).powf(u) - 1.0) as u64
+        }
+    }
+
+    /// Project, title, text, date, pinned, dismissed, kind, type.
+    type Row = (
+        String,
+        String,
+        String,
+        i64,
+        bool,
+        bool,
+        &'static str,
+        &'static str,
+    );
+
+    fn insert(store: &mut Store, rows: &[Row]) {
+        store
+            .write(|tx| {
+                for (i, (project, title, text, at, pinned, dismissed, kind, mtype)) in
+                    rows.iter().enumerate()
+                {
+                    tx.execute(
+                        "INSERT INTO memories (project, kind, type, title, text, tool, created_at, content_hash, uid, pinned, dismissed)
+                         VALUES (?1, ?2, ?3, ?4, ?5, 'test', ?6, ?7, ?7, ?8, ?9)",
+                        rusqlite::params![project, kind, mtype, title, text, at, format!("h{i}"), pinned, dismissed],
+                    )?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        store.ensure_term_counts().unwrap();
+    }
+
+    /// A store of `n` random memories over a skewed vocabulary, in three projects, with dates
+    /// that do not follow ids, some pinned, some dismissed, of every kind and type.
+    fn random_store(n: usize, seed: u64) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store =
+            Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+        let mut rng = Rng(seed);
+        let kinds = ["prompt", "event", "note", "summary", "observation"];
+        let types = ["note", "decision", "gotcha", "bugfix", "change"];
+        let rows: Vec<_> = (0..n)
+            .map(|_| {
+                let words = |rng: &mut Rng, k: u64| {
+                    (0..1 + rng.below(k))
+                        .map(|_| format!("w{}", rng.word(3000)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                (
+                    format!("p{}", rng.below(3)),
+                    words(&mut rng, 6),
+                    words(&mut rng, 40),
+                    rng.below(400 * 86_400_000) as i64,
+                    rng.below(200) == 0,
+                    rng.below(100) == 0,
+                    kinds[rng.below(5) as usize],
+                    types[rng.below(5) as usize],
+                )
+            })
+            .collect();
+        insert(&mut store, &rows);
+        (dir, store)
+    }
+
+    /// The reference: every match of any term scored, then the best `need`.
+    fn exhaustive(
+        store: &Store,
+        phrases: &[String],
+        project: Option<&str>,
+        need: usize,
+    ) -> Vec<(f64, i64)> {
+        let rows = index_rows(store).unwrap();
+        let df = rank::document_frequencies(store.conn(), phrases, rows).unwrap();
+        let expr = format!("{{title text}} : ({})", phrases.join(" OR "));
+        let newest = rank::newest_in_scope(store.conn(), project).unwrap();
+        let mut stmt = store
+            .conn()
+            .prepare(
+                "SELECT f.rowid, aletheia_terms(memories_fts), m.created_at, m.pinned, m.type, m.kind, m.dismissed, m.project
+                 FROM memories_fts f JOIN memories m ON m.id = f.rowid WHERE memories_fts MATCH ?1",
+            )
+            .unwrap();
+        let mut all: Vec<(f64, i64)> = stmt
+            .query_map([expr], |r| {
+                let counts = TermCounts::decode(r.get_ref(1)?.as_blob()?).unwrap();
+                let traits = Traits {
+                    created_at: r.get(2)?,
+                    pinned: r.get(3)?,
+                    mtype: r.get::<_, String>(4)?.parse().unwrap(),
+                    kind: r.get::<_, String>(5)?.parse().unwrap(),
+                };
+                let keep = !r.get::<_, bool>(6)?
+                    && project.is_none_or(|p| p == r.get::<_, String>(7).unwrap());
+                Ok(keep.then(|| {
+                    (
+                        rank::adjusted(rank::bm25(&counts, &df), &traits, newest),
+                        r.get(0).unwrap(),
+                    )
+                }))
+            })
+            .unwrap()
+            .filter_map(|r| r.unwrap())
+            .collect();
+        all.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+        all.truncate(need);
+        all
+    }
+
+    fn pruned(
+        store: &Store,
+        phrases: &[String],
+        project: Option<&str>,
+        need: usize,
+    ) -> Vec<(f64, i64)> {
+        let scope = project.map(|p| format!("project : \"{p}\""));
+        best(
+            store,
+            &Request {
+                phrases,
+                scope: scope.as_deref(),
+                filters: "",
+                args: &[],
+                project,
+                need,
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_pruned_top_ten_is_the_top_ten_of_every_match() {
+        for (n, seed) in [(300, 1), (5_000, 2), (50_000, 3)] {
+            let (_dir, store) = random_store(n, seed);
+            let mut rng = Rng(seed * 7919);
+            for q in 0..40 {
+                let terms = 1 + rng.below(5);
+                let mut phrases: Vec<String> = (0..terms)
+                    .map(|_| format!("\"w{}\"", rng.word(3000)))
+                    .collect();
+                phrases.dedup();
+                let project = (q % 2 == 0).then(|| format!("p{}", rng.below(3)));
+                let need = [1, 10, 30][q % 3];
+                let want = exhaustive(&store, &phrases, project.as_deref(), need);
+                let got = pruned(&store, &phrases, project.as_deref(), need);
+                assert_eq!(
+                    got.iter().map(|g| g.1).collect::<Vec<_>>(),
+                    want.iter().map(|w| w.1).collect::<Vec<_>>(),
+                    "store of {n}, query {phrases:?} in {project:?}, top {need}"
+                );
+                for (g, w) in got.iter().zip(&want) {
+                    assert!((g.0 - w.0).abs() < 1e-9 * w.0.max(1.0));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_old_memory_with_most_query_words_is_found_under_twenty_thousand_newer_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store =
+            Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+        let day = 86_400_000;
+        // A year ago: how the cache was set up for staging. Three of the question's four words.
+        let mut rows = vec![(
+            "shop".to_owned(),
+            "Cache for staging".to_owned(),
+            "We configured the Redis cache for the staging environment with a ten minute TTL."
+                .to_owned(),
+            0,
+            false,
+            false,
+            "note",
+            "note",
+        )];
+        // Since then: everyday memories, each sharing one or two common words of the question.
+        let common = [
+            "configured",
+            "cache",
+            "staging",
+            "deploy",
+            "the",
+            "build",
+            "test",
+        ];
+        let mut rng = Rng(42);
+        for i in 0..20_000 {
+            let a = common[rng.below(common.len() as u64) as usize];
+            let b = common[rng.below(common.len() as u64) as usize];
+            rows.push((
+                "shop".to_owned(),
+                format!("step {i}"),
+                format!(
+                    "ran {a} then {b} on branch {} of the worker",
+                    rng.below(500)
+                ),
+                365 * day + i as i64 * 60_000,
+                false,
+                false,
+                "event",
+                "change",
+            ));
+        }
+        insert(&mut store, &rows);
+        let phrases: Vec<String> = ["configured", "cache", "staging", "deploy"]
+            .iter()
+            .map(|w| format!("\"{w}\""))
+            .collect();
+        let got = pruned(&store, &phrases, Some("shop"), 10);
+        assert_eq!(got[0].1, 1, "the old memory comes first: {got:?}");
+    }
+}
