@@ -1,4 +1,4 @@
-//! Where things live: the data directory, the store, the spool.
+//! Where things live: the data directory, the store, the spool, the embedding model.
 //!
 //! Every path is resolved here from the environment so that the hook, the CLI and the tests agree
 //! on one layout. `ALETHEIA_DATA_DIR` wins over the platform data directory; `ALETHEIA_HUB_DB`
@@ -53,6 +53,15 @@ impl Paths {
             db_is_explicit: false,
             spool: dir.join("spool").join("hook-spool.jsonl"),
             fallback_spool: dir.join("fallback").join("hook-spool.jsonl"),
+        }
+    }
+
+    /// The folder the embedding model is loaded from: `ALETHEIA_MODEL_DIR`, else `model/` in the
+    /// data directory.
+    pub fn model_dir(&self) -> PathBuf {
+        match std::env::var_os("ALETHEIA_MODEL_DIR") {
+            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+            _ => self.data_dir.join("model"),
         }
     }
 

@@ -7,6 +7,7 @@
 pub mod capture;
 pub mod cli;
 pub mod config;
+pub mod embed;
 pub mod mcp;
 pub mod model;
 pub mod ops;

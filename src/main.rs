@@ -61,6 +61,11 @@ enum Command {
     Drain,
     /// Print stdin as it would be stored, secrets redacted.
     Redact(cli::redact::RedactArgs),
+    /// The local embedding model for semantic search.
+    #[command(subcommand)]
+    Model(cli::model::ModelCommand),
+    /// Give every memory a vector for semantic search (needs the model: aletheia model fetch).
+    Index,
 }
 
 fn main() -> ExitCode {
@@ -101,6 +106,8 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Redact(a) => cli::redact::run(a, json),
+        Command::Index => cli::index::run(json),
+        Command::Model(c) => cli::model::run(c, json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

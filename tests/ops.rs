@@ -73,6 +73,7 @@ impl Home {
             clock: Clock::utc(self.now),
             caller: caller.clone(),
             paths: Some(&self.paths),
+            semantic: None,
         };
         entry.call_json(&mut ctx, object(args))
     }

@@ -23,7 +23,18 @@ struct Report {
     spool: SpoolReport,
     last_capture: Vec<(String, String)>,
     hosts: Vec<HostReport>,
+    semantic: SemanticReport,
     problems: Vec<Problem>,
+}
+
+/// Semantic search is optional: without the model, search uses words alone. So its state is
+/// reported, with how to turn it on, but is never a problem.
+#[derive(Debug, Default, Serialize)]
+struct SemanticReport {
+    model_dir: PathBuf,
+    model_present: bool,
+    /// Memories that can be searched but have no vector yet.
+    without_vector: Option<u64>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -74,6 +85,7 @@ pub fn run(args: DoctorArgs, json: bool) -> anyhow::Result<bool> {
     check_writable(&paths, &mut r);
     check_spool(&paths, &mut r);
     check_hosts(&mut r);
+    check_semantic(&paths, &mut r);
     if json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {
@@ -170,6 +182,16 @@ fn check_store(paths: &Paths, r: &mut Report) {
             .flatten()
             .map(|(t, at)| (t, crate::time::iso_utc(at)))
             .collect();
+    }
+}
+
+fn check_semantic(paths: &Paths, r: &mut Report) {
+    r.semantic.model_dir = paths.model_dir();
+    r.semantic.model_present = crate::embed::model::Embedder::present(&r.semantic.model_dir);
+    if paths.db.exists()
+        && let Ok(store) = Store::open(paths, OpenOptions::INTERACTIVE)
+    {
+        r.semantic.without_vector = crate::store::vectors::count_missing(store.conn()).ok();
     }
 }
 
@@ -392,6 +414,22 @@ fn print_text(r: &Report) {
     );
     for (tool, at) in &r.last_capture {
         println!("captured: {tool} last at {at}");
+    }
+    let s = &r.semantic;
+    match (s.model_present, s.without_vector) {
+        (false, _) => println!(
+            "semantic: off (no model in {}); run `aletheia model fetch`, then `aletheia index`, to search by meaning too",
+            s.model_dir.display()
+        ),
+        (true, Some(0)) => println!(
+            "semantic: on (model in {}); every memory has a vector",
+            s.model_dir.display()
+        ),
+        (true, Some(n)) => println!(
+            "semantic: on (model in {}); {n} memories have no vector yet: run `aletheia index` (a running `aletheia mcp` indexes them too)",
+            s.model_dir.display()
+        ),
+        (true, None) => println!("semantic: on (model in {})", s.model_dir.display()),
     }
     for h in &r.hosts {
         println!(

@@ -11,8 +11,10 @@ pub mod drain;
 pub mod export;
 pub mod facts;
 pub mod import;
+pub mod index;
 pub mod items;
 pub mod list;
+pub mod model;
 pub mod observations;
 pub mod redact;
 pub mod rules;
@@ -71,6 +73,7 @@ pub struct Edge {
     redactor: &'static Redactor,
     clock: Clock,
     caller: Caller,
+    semantic: Option<crate::embed::semantic::Semantic>,
 }
 
 impl Edge {
@@ -94,7 +97,19 @@ impl Edge {
             redactor,
             clock: Clock::system(),
             caller,
+            semantic: None,
         })
+    }
+
+    /// Load the embedding model, so that searches fuse meaning with words. A missing model is
+    /// an error that says how to get one.
+    pub fn load_model(&mut self) -> anyhow::Result<()> {
+        let dir = self.paths.model_dir();
+        let embedder = crate::embed::model::Embedder::load(&dir)?;
+        self.semantic = Some(crate::embed::semantic::Semantic::new(std::sync::Arc::new(
+            embedder,
+        )));
+        Ok(())
     }
 
     /// Call operation `O`; its error becomes the command's one-line error.
@@ -105,6 +120,7 @@ impl Edge {
             clock: self.clock.clone(),
             caller: self.caller.clone(),
             paths: Some(&self.paths),
+            semantic: self.semantic.as_ref(),
         };
         Ok(ops::call(&mut ctx, request)?)
     }

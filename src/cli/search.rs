@@ -44,6 +44,10 @@ pub struct SearchArgs {
     /// Pass the query to SQLite FTS5 as written.
     #[arg(long)]
     pub raw: bool,
+    /// Also search by meaning with the local embedding model, fused with the words. Off by
+    /// default on the command line: loading the model costs more than a keyword search.
+    #[arg(long)]
+    pub semantic: bool,
 }
 
 pub fn run(args: SearchArgs, json: bool) -> anyhow::Result<()> {
@@ -63,6 +67,9 @@ pub fn run(args: SearchArgs, json: bool) -> anyhow::Result<()> {
         raw: args.raw,
     };
     let mut edge = super::Edge::open(super::caller(None))?;
+    if args.semantic {
+        edge.load_model()?;
+    }
     let result = edge.call(request)?;
     let mut out = std::io::stdout().lock();
     use std::io::Write;

@@ -30,6 +30,8 @@ pub struct Server {
     named: Option<String>,
     /// `clientInfo.name` from initialize.
     client_name: Option<String>,
+    /// The embedding model and indexer, once started (`start_background`).
+    background: Option<crate::embed::background::Background>,
 }
 
 impl Default for Server {
@@ -67,7 +69,14 @@ impl Server {
             caller,
             named,
             client_name: None,
+            background: None,
         }
+    }
+
+    /// Load the embedding model and index new memories on a thread of their own, if the model
+    /// is there; searches fuse meaning with words once it has loaded.
+    pub fn start_background(&mut self) {
+        self.background = crate::embed::background::Background::start(&self.paths);
     }
 
     /// The stdio server's edge: the store from `ALETHEIA_DATA_DIR`/`ALETHEIA_HUB_DB`, the
@@ -260,6 +269,7 @@ impl Server {
             clock: Clock::system(),
             caller,
             paths: Some(&self.paths),
+            semantic: self.background.as_ref().and_then(|b| b.semantic()),
         };
         Ok(match tool.call(&mut ctx, args) {
             Ok(text) => json!({ "content": [{ "type": "text", "text": text }], "isError": false }),

@@ -9,6 +9,7 @@ use std::io::{BufRead, Write};
 /// Serve until stdin closes.
 pub fn serve() -> std::io::Result<()> {
     let mut server = Server::from_env();
+    server.start_background();
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     let mut line = Vec::new();

@@ -136,6 +136,9 @@ pub struct Context<'a> {
     pub caller: Caller,
     /// Where the spool lives, for `drain`; `None` where there is no local spool.
     pub paths: Option<&'a Paths>,
+    /// The embedding model and vectors, when this front end has them loaded: search then fuses
+    /// meaning with words.
+    pub semantic: Option<&'a crate::embed::semantic::Semantic>,
 }
 
 /// Why an operation failed: a kind a front end can map (to an MCP tool error, an exit code, an

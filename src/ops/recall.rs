@@ -124,7 +124,10 @@ impl Operation for Search {
             order: self.order.unwrap_or_default(),
             raw: self.raw,
         };
-        Ok(search::search(ctx.store, &q)?)
+        Ok(match ctx.semantic {
+            Some(semantic) => search::hybrid(ctx.store, &q, semantic)?,
+            None => search::search(ctx.store, &q)?,
+        })
     }
 }
 

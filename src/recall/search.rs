@@ -345,6 +345,118 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
     })
 }
 
+/// How many results of each ranking are fused: enough that a memory found by only one of them,
+/// fairly high, still reaches the first page.
+const FUSE_DEPTH: usize = 50;
+
+/// The words' share of a fused score; meaning has the rest. Measured on LoCoMo (turn level,
+/// categories 1-4, hit@5): words alone 0.592, meaning alone 0.403, reciprocal rank fusion 0.536,
+/// this combination at 0.5 0.584 and at 0.7 0.598 (hit@10 0.702 against 0.678 for words alone).
+const WORDS_WEIGHT: f64 = 0.7;
+
+/// Search by words and by meaning, and fuse the two (`fuse`). Only a relevance search
+/// by words fuses; by date, by file and raw FTS5 queries are the keyword search's alone. A memory
+/// without a vector is still found by its words.
+pub fn hybrid(
+    store: &Store,
+    q: &SearchQuery,
+    semantic: &crate::embed::semantic::Semantic,
+) -> Result<SearchResult, StoreError> {
+    let text = match q.query.as_deref() {
+        Some(t) if q.order == Order::Relevance && !q.raw && q.file.is_none() => t,
+        _ => return search(store, q),
+    };
+    let limit = q.limit.clamp(1, 100);
+    let depth = FUSE_DEPTH.max(q.offset + limit);
+    let mut words = search(
+        store,
+        &SearchQuery {
+            limit: depth.min(100),
+            offset: 0,
+            ..q.clone()
+        },
+    )?;
+    // If the model fails on this text, the words alone answer, as without a model.
+    let nearest = semantic
+        .nearest(store.conn(), text, q.project.as_deref(), 2 * depth)
+        .unwrap_or_default();
+    let ids: Vec<i64> = nearest.iter().map(|n| n.0).collect();
+    let rows = store.get_many(&ids)?;
+    let mut by_id: std::collections::HashMap<i64, Memory> = rows
+        .into_iter()
+        .filter(|m| passes(m, q))
+        .map(|m| (m.id, m))
+        .collect();
+    let meaning: Vec<i64> = ids
+        .into_iter()
+        .filter(|id| by_id.contains_key(id))
+        .take(depth)
+        .collect();
+    let kscores: Vec<(i64, f64)> = words.hits.iter().map(|h| (h.memory.id, h.score)).collect();
+    for h in words.hits.drain(..) {
+        by_id.insert(h.memory.id, h.memory);
+    }
+    let fused = fuse(&kscores, &nearest_kept(&nearest, &meaning));
+    words.hits = fused
+        .into_iter()
+        .skip(q.offset)
+        .take(limit)
+        .filter_map(|(id, score)| {
+            Some(Hit {
+                memory: by_id.remove(&id)?,
+                score,
+            })
+        })
+        .collect();
+    if !words.hits.is_empty() {
+        words.reason = None;
+    }
+    Ok(words)
+}
+
+/// Whether a memory found by meaning passes the filters the keyword search applies in SQL.
+fn passes(m: &Memory, q: &SearchQuery) -> bool {
+    !m.dismissed
+        && q.project.as_ref().is_none_or(|p| *p == m.project)
+        && q.mtype.is_none_or(|t| t == m.mtype)
+        && q.kind.is_none_or(|k| k == m.kind)
+        && q.since.is_none_or(|s| m.created_at >= s)
+        && q.until.is_none_or(|u| m.created_at < u)
+}
+
+/// The nearest memories that passed the filters, with their cosines.
+fn nearest_kept(nearest: &[(i64, f32)], kept: &[i64]) -> Vec<(i64, f64)> {
+    let kept: std::collections::HashSet<i64> = kept.iter().copied().collect();
+    nearest
+        .iter()
+        .filter(|n| kept.contains(&n.0))
+        .map(|n| (n.0, n.1 as f64))
+        .collect()
+}
+
+/// Fuse the word ranking (adjusted BM25, best first) with the meaning ranking (cosines): each
+/// memory scores `WORDS_WEIGHT` × its BM25 over the best one's, plus the rest × its cosine (0
+/// where a ranking did not find it; a negative cosine counts as 0). A calibrated sum rather than
+/// reciprocal rank fusion: rank fusion gives both rankings the same say, and on conversation
+/// turns this model's ranking is much weaker than the words' (see `WORDS_WEIGHT`), so it diluted
+/// them; scaled scores keep the words in charge and let meaning lift what they rank low or miss.
+/// Best first; a tie goes to the word ranking's order, then the meaning ranking's.
+fn fuse(words: &[(i64, f64)], meaning: &[(i64, f64)]) -> Vec<(i64, f64)> {
+    let top = words.first().map_or(1.0, |w| w.1.max(f64::MIN_POSITIVE));
+    let mut score: std::collections::HashMap<i64, (f64, usize)> = std::collections::HashMap::new();
+    for (order, (id, bm25)) in words.iter().enumerate() {
+        score.insert(*id, (WORDS_WEIGHT * bm25 / top, order));
+    }
+    for (order, (id, cosine)) in meaning.iter().enumerate() {
+        let entry = score.entry(*id).or_insert((0.0, words.len() + order));
+        entry.0 += (1.0 - WORDS_WEIGHT) * cosine.max(0.0);
+    }
+    let mut out: Vec<(i64, f64, usize)> =
+        score.into_iter().map(|(id, (s, o))| (id, s, o)).collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+    out.into_iter().map(|(id, s, _)| (id, s)).collect()
+}
+
 fn prefixed_columns() -> String {
     COLUMNS
         .split(", ")
@@ -411,6 +523,21 @@ mod tests {
             project_expression("shop/feat-x").unwrap(),
             r#"project : "shop feat x""#
         );
+    }
+
+    #[test]
+    fn fusion_keeps_the_words_in_charge_and_lets_meaning_lift() {
+        // By words: 1 (best), 4, 7. By meaning: 7 (close), 9 (close), 4 (far).
+        let words = [(1, 10.0), (4, 6.0), (7, 5.0)];
+        let meaning = [(7, 0.9), (9, 0.8), (4, -0.2)];
+        let fused: Vec<i64> = fuse(&words, &meaning).iter().map(|f| f.0).collect();
+        // 1: 0.7; 7: 0.35 + 0.27 = 0.62; 4: 0.42; 9: 0.24.
+        assert_eq!(fused, vec![1, 7, 4, 9]);
+        // Without meaning the word order stands; without words, meaning's.
+        let alone: Vec<i64> = fuse(&words, &[]).iter().map(|f| f.0).collect();
+        assert_eq!(alone, vec![1, 4, 7]);
+        let meaning_only: Vec<i64> = fuse(&[], &meaning).iter().map(|f| f.0).collect();
+        assert_eq!(meaning_only, vec![7, 9, 4]);
     }
 
     proptest! {

@@ -13,6 +13,7 @@ pub mod schema;
 mod scrub;
 pub mod state;
 pub mod term_counts;
+pub mod vectors;
 
 pub(crate) use memories::{COLUMNS, from_row, insert_tx, touch_capture};
 pub use memories::{Inserted, content_hash};

@@ -126,6 +126,16 @@ pub const MIGRATIONS: &[&str] = &[
         actor     TEXT
     );
     "#,
+    // v3: sentence vectors for semantic search (see `vectors`).
+    r#"
+    CREATE TABLE memory_vectors (
+        seq       INTEGER PRIMARY KEY,
+        memory_id INTEGER NOT NULL UNIQUE REFERENCES memories (id) ON DELETE CASCADE,
+        model     TEXT    NOT NULL,
+        scale     REAL    NOT NULL,
+        vector    BLOB    NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this binary writes.

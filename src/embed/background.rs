@@ -1,0 +1,72 @@
+//! The model and the indexer of a long-running process (`aletheia mcp`, later the server).
+//!
+//! Started on a thread of its own, so the process answers at once: the model loads while the
+//! client initialises, and until it has, searches use words alone. Then the thread gives every
+//! memory without a vector one, and looks again every few seconds for memories the hooks have
+//! added since. Its own store connection keeps its writes off the request thread's.
+
+use super::index;
+use super::model::Embedder;
+use super::semantic::Semantic;
+use crate::config::Paths;
+use crate::store::{OpenOptions, Store};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// How long the indexer rests when nothing is left to index.
+const IDLE: Duration = Duration::from_secs(5);
+/// How long it waits after a failure (a busy or missing store) before trying again.
+const AFTER_FAILURE: Duration = Duration::from_secs(30);
+
+/// A handle on the background model.
+pub struct Background {
+    ready: Arc<OnceLock<Semantic>>,
+}
+
+impl Background {
+    /// Start loading the model and indexing, if the model is there; `None` if it is not (search
+    /// then uses words alone, and `doctor` says how to get the model).
+    pub fn start(paths: &Paths) -> Option<Background> {
+        let dir = paths.model_dir();
+        if !Embedder::present(&dir) {
+            return None;
+        }
+        let ready = Arc::new(OnceLock::new());
+        let shared = Arc::clone(&ready);
+        let paths = paths.clone();
+        std::thread::Builder::new()
+            .name("aletheia-index".into())
+            .spawn(move || run(&paths, &dir, &shared))
+            .ok()?;
+        Some(Background { ready })
+    }
+
+    /// The model and vectors, once loaded.
+    pub fn semantic(&self) -> Option<&Semantic> {
+        self.ready.get()
+    }
+}
+
+fn run(paths: &Paths, dir: &std::path::Path, ready: &OnceLock<Semantic>) {
+    let embedder = match Embedder::load(dir) {
+        Ok(e) => Arc::new(e),
+        Err(e) => {
+            eprintln!("aletheia: semantic search is off: {e}");
+            return;
+        }
+    };
+    let _ = ready.set(Semantic::new(Arc::clone(&embedder)));
+    loop {
+        let pause = match Store::open(paths, OpenOptions::INTERACTIVE) {
+            Ok(mut store) => match index::index_missing(&mut store, &embedder, || true, |_| {}) {
+                Ok(_) => IDLE,
+                Err(e) => {
+                    eprintln!("aletheia: indexing paused: {e}");
+                    AFTER_FAILURE
+                }
+            },
+            Err(_) => AFTER_FAILURE,
+        };
+        std::thread::sleep(pause);
+    }
+}

@@ -1,0 +1,53 @@
+//! Indexing: give every memory a vector, in batches, each committed on its own.
+//!
+//! Never run by the hook (a model load alone is a hundred milliseconds). `aletheia index` runs it
+//! by hand; `aletheia mcp` runs it in the background. Each batch is one transaction, and what
+//! still lacks a vector is read from the store each time, so a run that is killed resumes where
+//! it stopped, and two runs at once only repeat a batch's work, never store a vector twice.
+
+use super::model::{EmbedError, Embedder};
+use crate::store::{Store, StoreError, vectors};
+
+/// The name stored beside each vector, so that vectors of another model can be told apart.
+pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
+
+/// Memories embedded per transaction: large enough to keep both cores busy in the model,
+/// small enough that a kill loses seconds of work.
+pub const BATCH: usize = 64;
+
+/// Why indexing stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Embed memories without a vector until none is left (or `keep_going` says stop, checked
+/// between batches); `done` hears how many each batch stored. Returns the total stored.
+pub fn index_missing(
+    store: &mut Store,
+    embedder: &Embedder,
+    mut keep_going: impl FnMut() -> bool,
+    mut done: impl FnMut(usize),
+) -> Result<usize, IndexError> {
+    let mut total = 0;
+    while keep_going() {
+        let batch = vectors::missing(store.conn(), BATCH).map_err(|e| store.err(e))?;
+        if batch.is_empty() {
+            break;
+        }
+        let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
+        let vecs = embedder.embed(&texts)?;
+        let pairs: Vec<(i64, Vec<f32>)> = batch.iter().map(|(id, _)| *id).zip(vecs).collect();
+        let stored = store.write(|tx| vectors::put(tx, MODEL_NAME, &pairs))?;
+        if stored == 0 {
+            // Every memory of the batch was deleted meanwhile; the next read will not see them.
+            continue;
+        }
+        total += stored;
+        done(stored);
+    }
+    Ok(total)
+}

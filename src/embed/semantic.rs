@@ -1,0 +1,178 @@
+//! Semantic search: the query's vector against every stored vector in scope, exactly.
+//!
+//! Brute force rather than an approximate index (or the sqlite-vec extension): the vectors of a
+//! store sit in memory as int8 (384 bytes each), and one pass over 100,000 of them is a few
+//! milliseconds on one core, with no recall lost to approximation and nothing to build or keep in
+//! step. The copy is filled on first use and topped up from `store::vectors::since` before each
+//! search, so vectors written by another process (`aletheia index`) are seen at once.
+
+use super::model::{DIMENSIONS, EmbedError, Embedder};
+use crate::store::vectors;
+use rusqlite::Connection;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The model and this process's copy of the stored vectors.
+pub struct Semantic {
+    embedder: Arc<Embedder>,
+    index: Mutex<VectorIndex>,
+}
+
+/// The vectors held in memory, in write order.
+#[derive(Default)]
+struct VectorIndex {
+    seq: i64,
+    ids: Vec<i64>,
+    projects: Vec<u32>,
+    project_ids: HashMap<String, u32>,
+    scales: Vec<f32>,
+    values: Vec<i8>,
+    /// Where each memory's vector sits, so that a rewritten vector replaces the old one.
+    slot: HashMap<i64, usize>,
+}
+
+/// Why a semantic search could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SemanticError {
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error("reading the stored vectors: {0}")]
+    Store(#[from] rusqlite::Error),
+}
+
+impl Semantic {
+    pub fn new(embedder: Arc<Embedder>) -> Semantic {
+        Semantic {
+            embedder,
+            index: Mutex::new(VectorIndex::default()),
+        }
+    }
+
+    pub fn embedder(&self) -> &Arc<Embedder> {
+        &self.embedder
+    }
+
+    /// The `k` memories nearest to `query` (cosine, best first), within `project` if given.
+    pub fn nearest(
+        &self,
+        conn: &Connection,
+        query: &str,
+        project: Option<&str>,
+        k: usize,
+    ) -> Result<Vec<(i64, f32)>, SemanticError> {
+        let q = self
+            .embedder
+            .embed(&[query])?
+            .pop()
+            .unwrap_or_else(|| vec![0.0; DIMENSIONS]);
+        let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        index.refresh(conn)?;
+        Ok(index.nearest(&q, project, k))
+    }
+
+    /// How many vectors this process holds.
+    pub fn held(&self) -> usize {
+        self.index.lock().map_or(0, |i| i.ids.len())
+    }
+}
+
+impl VectorIndex {
+    fn refresh(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        for v in vectors::since(conn, self.seq)? {
+            self.seq = self.seq.max(v.seq);
+            if v.values.len() != DIMENSIONS {
+                continue;
+            }
+            let next = self.project_ids.len() as u32;
+            let project = *self.project_ids.entry(v.project).or_insert(next);
+            match self.slot.get(&v.memory_id) {
+                Some(&i) => {
+                    self.projects[i] = project;
+                    self.scales[i] = v.scale;
+                    self.values[i * DIMENSIONS..(i + 1) * DIMENSIONS].copy_from_slice(&v.values);
+                }
+                None => {
+                    self.slot.insert(v.memory_id, self.ids.len());
+                    self.ids.push(v.memory_id);
+                    self.projects.push(project);
+                    self.scales.push(v.scale);
+                    self.values.extend_from_slice(&v.values);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn nearest(&self, q: &[f32], project: Option<&str>, k: usize) -> Vec<(i64, f32)> {
+        let wanted = match project {
+            Some(p) => match self.project_ids.get(p) {
+                Some(&id) => Some(id),
+                None => return vec![],
+            },
+            None => None,
+        };
+        let mut best: Vec<(f32, usize)> = Vec::with_capacity(k + 1);
+        let mut worst = f32::NEG_INFINITY;
+        for (i, row) in self.values.chunks_exact(DIMENSIONS).enumerate() {
+            if wanted.is_some_and(|p| self.projects[i] != p) {
+                continue;
+            }
+            let dot: f32 = row.iter().zip(q).map(|(a, b)| *a as f32 * b).sum();
+            let score = dot * self.scales[i];
+            if best.len() < k || score > worst {
+                best.push((score, i));
+                if best.len() > k {
+                    best.sort_by(|a, b| b.0.total_cmp(&a.0));
+                    best.truncate(k);
+                }
+                if best.len() == k {
+                    worst = best.iter().map(|b| b.0).fold(f32::INFINITY, f32::min);
+                }
+            }
+        }
+        best.sort_by(|a, b| b.0.total_cmp(&a.0));
+        best.truncate(k);
+        best.into_iter().map(|(s, i)| (self.ids[i], s)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(rows: &[(i64, &str, [f32; 2])]) -> VectorIndex {
+        let mut ix = VectorIndex::default();
+        for (id, project, v) in rows {
+            let mut full = vec![0.0; DIMENSIONS];
+            full[0] = v[0];
+            full[1] = v[1];
+            let (scale, q) = vectors::quantise(&full);
+            let next = ix.project_ids.len() as u32;
+            let p = *ix.project_ids.entry(project.to_string()).or_insert(next);
+            ix.slot.insert(*id, ix.ids.len());
+            ix.ids.push(*id);
+            ix.projects.push(p);
+            ix.scales.push(scale);
+            ix.values.extend_from_slice(&q);
+        }
+        ix
+    }
+
+    #[test]
+    fn the_nearest_come_first_and_other_projects_are_left_out() {
+        let ix = index(&[
+            (1, "a", [1.0, 0.0]),
+            (2, "a", [0.0, 1.0]),
+            (3, "b", [1.0, 0.0]),
+            (4, "a", [0.8, 0.6]),
+        ]);
+        let mut q = vec![0.0; DIMENSIONS];
+        q[0] = 1.0;
+        let got: Vec<i64> = ix.nearest(&q, Some("a"), 2).iter().map(|h| h.0).collect();
+        assert_eq!(got, vec![1, 4]);
+        let all: Vec<i64> = ix.nearest(&q, None, 10).iter().map(|h| h.0).collect();
+        assert_eq!(all.len(), 4);
+        assert_eq!(*all.last().unwrap(), 2);
+        assert!(ix.nearest(&q, Some("nowhere"), 3).is_empty());
+    }
+}

@@ -1,0 +1,137 @@
+//! Sentence vectors of memories, for semantic search, in the same file as the memories.
+//!
+//! One row per memory: the vector quantised to int8 with one scale (`value ≈ q × scale`), 384
+//! bytes instead of 1,536 for f32, which keeps a long-running process's copy of 100,000 vectors
+//! near 40 MB; measured, the cosines it gives differ from f32's by less than 0.01, far below the
+//! gaps that order search results. `seq` grows with every write, so a process holding the
+//! vectors in memory reads only what is new since its last look. The vectors are derived from
+//! memories already redacted, and are removed with them.
+
+use rusqlite::{Connection, Transaction, params};
+
+/// One stored vector.
+pub struct StoredVector {
+    pub seq: i64,
+    pub memory_id: i64,
+    pub project: String,
+    pub scale: f32,
+    pub values: Vec<i8>,
+}
+
+/// Quantise a vector to int8 with its scale.
+pub fn quantise(v: &[f32]) -> (f32, Vec<i8>) {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 {
+        return (0.0, vec![0; v.len()]);
+    }
+    let scale = max / 127.0;
+    (
+        scale,
+        v.iter()
+            .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8)
+            .collect(),
+    )
+}
+
+/// Memories that have no vector yet (dismissed ones are never searched), newest first: the
+/// text to embed for each, title then text.
+pub fn missing(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<(i64, String)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.id, m.title, m.text FROM memories m
+         WHERE m.dismissed = 0 AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)
+         ORDER BY m.id DESC LIMIT ?1",
+    )?;
+    stmt.query_map([limit as i64], |r| {
+        let title: String = r.get(1)?;
+        let text: String = r.get(2)?;
+        // The title is usually the text's beginning; repeating it would weigh it twice.
+        let body = if text.starts_with(title.trim_end_matches('…')) {
+            text
+        } else {
+            format!("{title}\n{text}")
+        };
+        Ok((r.get(0)?, body))
+    })?
+    .collect()
+}
+
+/// How many memories that can be searched have no vector yet.
+pub fn count_missing(conn: &Connection) -> rusqlite::Result<u64> {
+    conn.query_row(
+        "SELECT count(*) FROM memories m WHERE m.dismissed = 0
+         AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n.max(0) as u64)
+}
+
+/// Store vectors for memories (replacing any earlier one of the same memory). A memory deleted
+/// meanwhile is skipped.
+pub fn put(
+    tx: &Transaction<'_>,
+    model: &str,
+    vectors: &[(i64, Vec<f32>)],
+) -> rusqlite::Result<usize> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR REPLACE INTO memory_vectors (memory_id, model, scale, vector)
+         SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?1)",
+    )?;
+    let mut stored = 0;
+    for (id, v) in vectors {
+        let (scale, q) = quantise(v);
+        let bytes: Vec<u8> = q.iter().map(|x| *x as u8).collect();
+        stored += stmt.execute(params![id, model, scale as f64, bytes])?;
+    }
+    Ok(stored)
+}
+
+/// Every vector written after `seq`, with its memory's project, in write order.
+pub fn since(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<StoredVector>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT v.seq, v.memory_id, m.project, v.scale, v.vector
+         FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
+         WHERE v.seq > ?1 ORDER BY v.seq",
+    )?;
+    stmt.query_map([seq], |r| {
+        let bytes: Vec<u8> = r.get(4)?;
+        Ok(StoredVector {
+            seq: r.get(0)?,
+            memory_id: r.get(1)?,
+            project: r.get(2)?,
+            scale: r.get::<_, f64>(3)? as f32,
+            values: bytes.into_iter().map(|b| b as i8).collect(),
+        })
+    })?
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantised_vectors_keep_their_cosines() {
+        let a: Vec<f32> = (0..384)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)
+            .collect();
+        let b: Vec<f32> = (0..384)
+            .map(|i| ((i * 53 % 97) as f32 - 48.0) / 48.0)
+            .collect();
+        let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let unit = |v: &[f32]| v.iter().map(|x| x / norm(v)).collect::<Vec<f32>>();
+        let (a, b) = (unit(&a), unit(&b));
+        let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        let (sa, qa) = quantise(&a);
+        let (sb, qb) = quantise(&b);
+        let approx: f32 = qa
+            .iter()
+            .zip(&qb)
+            .map(|(x, y)| *x as f32 * *y as f32)
+            .sum::<f32>()
+            * sa
+            * sb;
+        assert!((exact - approx).abs() < 0.01, "{exact} vs {approx}");
+        assert_eq!(quantise(&[0.0, 0.0]), (0.0, vec![0, 0]));
+    }
+}

@@ -1,0 +1,161 @@
+//! Semantic search through the real binary: without a model nothing changes; with one,
+//! `aletheia index` gives memories vectors (resuming after a kill), and `search --semantic`
+//! finds by meaning what the words miss.
+
+mod support;
+
+use std::path::PathBuf;
+use support::Env;
+
+fn model_dir() -> PathBuf {
+    PathBuf::from(
+        std::env::var_os("ALETHEIA_TEST_MODEL_DIR")
+            .expect("ALETHEIA_TEST_MODEL_DIR names the model folder (scripts/test sets it)"),
+    )
+}
+
+fn save(env: &Env, text: &str) {
+    env.cmd().args(["save", text]).assert().success();
+}
+
+fn import(env: &Env, n: usize) {
+    let lines: String = (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "uid": format!("m{i}"), "project": "shop", "kind": "note", "type": "note",
+                "title": format!("note {i}"),
+                "text": format!("The worker {i} retries the checkout call {} times.", i % 7),
+                "tool": "test", "created_at": 1_700_000_000_000i64 + i as i64,
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let file = env.tmp().join("memories.jsonl");
+    std::fs::write(&file, lines).unwrap();
+    env.cmd().arg("import").arg(&file).assert().success();
+}
+
+fn vectors(env: &Env) -> i64 {
+    env.conn()
+        .query_row("SELECT count(*) FROM memory_vectors", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn without_a_model_search_uses_words_and_doctor_says_how_to_turn_meaning_on() {
+    let env = Env::new();
+    save(&env, "We store everything in PostgreSQL 16.");
+    let out = env.cmd().args(["search", "PostgreSQL"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("PostgreSQL"));
+    let out = env
+        .cmd()
+        .args(["search", "--semantic", "database"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("aletheia model fetch"), "{err}");
+    let doctor = env.cmd().arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        text.contains("semantic: off") && text.contains("aletheia model fetch"),
+        "{text}"
+    );
+    let out = env.cmd().arg("index").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("aletheia model fetch"));
+}
+
+#[test]
+#[ignore = "needs the model files: scripts/test fetches them and sets ALETHEIA_TEST_MODEL_DIR"]
+fn a_paraphrase_is_found_by_meaning_where_the_words_miss() {
+    let env = Env::new();
+    save(&env, "We store everything in PostgreSQL 16.");
+    save(&env, "The cat sat on the mat all afternoon.");
+    let words = env
+        .cmd()
+        .args(["search", "--json", "which relational db holds our data"])
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&words.stdout).contains("PostgreSQL"),
+        "the words alone do not reach it"
+    );
+    env.cmd()
+        .env("ALETHEIA_MODEL_DIR", model_dir())
+        .arg("index")
+        .assert()
+        .success();
+    assert_eq!(vectors(&env), 2);
+    let out = env
+        .cmd()
+        .env("ALETHEIA_MODEL_DIR", model_dir())
+        .args([
+            "search",
+            "--json",
+            "--semantic",
+            "which relational db holds our data",
+        ])
+        .output()
+        .unwrap();
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(first.contains("PostgreSQL"), "{first}");
+}
+
+#[test]
+#[ignore = "needs the model files: scripts/test fetches them and sets ALETHEIA_TEST_MODEL_DIR"]
+fn indexing_resumes_after_kill_9() {
+    let env = Env::new();
+    import(&env, 1500);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("aletheia"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", env.dir.path())
+        .env("ALETHEIA_DATA_DIR", env.data())
+        .env("ALETHEIA_MODEL_DIR", model_dir())
+        .arg("index")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the first committed batches, then kill without warning.
+    let started = std::time::Instant::now();
+    while vectors(&env) < 128 && started.elapsed() < std::time::Duration::from_secs(120) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = vectors(&env);
+    assert!(
+        (128..1500).contains(&before),
+        "killed part way: {before} vectors"
+    );
+    env.cmd()
+        .env("ALETHEIA_MODEL_DIR", model_dir())
+        .arg("index")
+        .assert()
+        .success();
+    assert_eq!(vectors(&env), 1500, "every memory once");
+    let missing: i64 = env
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM memories m WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(missing, 0);
+    let again = env
+        .cmd()
+        .env("ALETHEIA_MODEL_DIR", model_dir())
+        .arg("index")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already has a vector"));
+}
