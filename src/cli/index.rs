@@ -26,22 +26,17 @@ pub fn run(json: bool) -> anyhow::Result<()> {
         bar
     });
     let mut reported = 0;
-    let done = index::index_missing(
-        &mut store,
-        &embedder,
-        || true,
-        |n| {
-            if let Some(bar) = &bar {
-                bar.inc(n as u64);
-            } else if !json {
-                reported += n;
-                if reported >= 1000 {
-                    eprintln!("aletheia: indexed {reported} more memories");
-                    reported = 0;
-                }
+    let done = index::index_missing(&mut store, &embedder, &mut 0, |n| {
+        if let Some(bar) = &bar {
+            bar.inc(n as u64);
+        } else if !json {
+            reported += n;
+            if reported >= 1000 {
+                eprintln!("aletheia: indexed {reported} more memories");
+                reported = 0;
             }
-        },
-    )?;
+        }
+    })?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

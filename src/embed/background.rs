@@ -56,15 +56,19 @@ fn run(paths: &Paths, dir: &std::path::Path, ready: &OnceLock<Semantic>) {
         }
     };
     let _ = ready.set(Semantic::new(Arc::clone(&embedder)));
+    // Ids only grow: after the first pass, each pass looks only at memories added since.
+    let mut after = 0;
     loop {
         let pause = match Store::open(paths, OpenOptions::INTERACTIVE) {
-            Ok(mut store) => match index::index_missing(&mut store, &embedder, || true, |_| {}) {
-                Ok(_) => IDLE,
-                Err(e) => {
-                    eprintln!("aletheia: indexing paused: {e}");
-                    AFTER_FAILURE
+            Ok(mut store) => {
+                match index::index_missing(&mut store, &embedder, &mut after, |_| {}) {
+                    Ok(_) => IDLE,
+                    Err(e) => {
+                        eprintln!("aletheia: indexing paused: {e}");
+                        AFTER_FAILURE
+                    }
                 }
-            },
+            }
             Err(_) => AFTER_FAILURE,
         };
         std::thread::sleep(pause);

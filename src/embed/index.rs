@@ -24,26 +24,28 @@ pub enum IndexError {
     Store(#[from] StoreError),
 }
 
-/// Embed memories without a vector until none is left (or `keep_going` says stop, checked
-/// between batches); `done` hears how many each batch stored. Returns the total stored.
+/// Embed memories without a vector, with ids above `*after`, until none is left; `*after` then
+/// holds the largest id looked at, so a caller that runs again later starts there. `done` hears how many each batch stored.
+/// Returns the total stored.
 pub fn index_missing(
     store: &mut Store,
     embedder: &Embedder,
-    mut keep_going: impl FnMut() -> bool,
+    after: &mut i64,
     mut done: impl FnMut(usize),
 ) -> Result<usize, IndexError> {
     let mut total = 0;
-    while keep_going() {
-        let batch = vectors::missing(store.conn(), BATCH).map_err(|e| store.err(e))?;
-        if batch.is_empty() {
+    loop {
+        let batch = vectors::missing(store.conn(), *after, BATCH).map_err(|e| store.err(e))?;
+        let Some(last) = batch.last().map(|b| b.0) else {
             break;
-        }
+        };
+        *after = last;
         let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
         let vecs = embedder.embed(&texts)?;
         let pairs: Vec<(i64, Vec<f32>)> = batch.iter().map(|(id, _)| *id).zip(vecs).collect();
         let stored = store.write(|tx| vectors::put(tx, MODEL_NAME, &pairs))?;
         if stored == 0 {
-            // Every memory of the batch was deleted meanwhile; the next read will not see them.
+            // Every memory of the batch was deleted meanwhile.
             continue;
         }
         total += stored;

@@ -1,7 +1,7 @@
 //! Relevance: BM25 over title and text, computed here rather than by FTS5's `bm25()`.
 //!
-//! The formula is FTS5's own (k1 1.2, b 0.75, the title's occurrences weighted 4×, the text's 1×,
-//! the row's length over the index's average length), fed by the per-row counts of
+//! The formula is FTS5's own (k1 1.2, b 0.75, the row's length over the index's average length;
+//! title and text weighted alike, see `WEIGHTS`), fed by the per-row counts of
 //! `store::term_counts`. What differs is where the document frequencies come from: `bm25()`
 //! counts each term over the whole index on every query, which at a million memories cost more
 //! than everything else a search does. Here a term is counted exactly when it is rare (fewer than
@@ -21,8 +21,18 @@ pub const DF_SAMPLE: u64 = 2_000;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
-/// Weights per column: title, text (the project column carries no weight).
-const WEIGHTS: [f64; 2] = [4.0, 1.0];
+/// Weights per column: title, text (the project column carries no weight). Alike: a memory's
+/// title is nearly always its text's first line, so its words are already counted once in the
+/// text. Measured with recency at 5%, the title at 4× and at 1×: the buried-memory benchmark's
+/// nDCG@10 against plain BM25 went from 0.889 to 0.980, and LoCoMo's hit@5 from 0.598 to 0.608.
+pub const WEIGHTS: [f64; 2] = [1.0, 1.0];
+
+/// The most recency adds: a memory from the project's latest day scores up to 5% above one from
+/// long ago. Enough to put the fresher of two near-equal matches first; too little to hide a
+/// clearly better old one. Measured (buried-memory benchmark, nDCG@10 against plain BM25): with
+/// the title at 4×, 25% gave 0.828 and 5% 0.889; with title and text alike, none gave 0.992 and
+/// 5% 0.980.
+const RECENCY: f64 = 0.05;
 
 /// How common a term is: `hits` of `rows` hold it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -123,9 +133,9 @@ pub struct Traits {
 }
 
 /// The most `adjusted` can multiply a BM25 by: fresh, pinned, a decision.
-pub const MAX_BOOST: f64 = 1.25 * 1.5 * 1.2;
+pub const MAX_BOOST: f64 = (1.0 + RECENCY) * 1.5 * 1.2;
 /// The most it can for a memory that is not pinned (most are).
-pub const MAX_BOOST_UNPINNED: f64 = 1.25 * 1.2;
+pub const MAX_BOOST_UNPINNED: f64 = (1.0 + RECENCY) * 1.2;
 
 /// The pinned memories in scope, so that a search can bound the others more tightly.
 pub fn pinned_ids(
@@ -156,7 +166,7 @@ pub fn newest_in_scope(conn: &Connection, project: Option<&str>) -> rusqlite::Re
 /// BM25 adjusted for recency (age against `newest`), pinning, type and kind.
 pub fn adjusted(bm25: f64, t: &Traits, newest: i64) -> f64 {
     let age_days = (newest - t.created_at).max(0) as f64 / 86_400_000.0;
-    let recency = 1.0 + 0.25 / (1.0 + age_days / 30.0);
+    let recency = 1.0 + RECENCY / (1.0 + age_days / 30.0);
     let pinned = if t.pinned { 1.5 } else { 1.0 };
     let mtype = match t.mtype {
         MemoryType::Decision | MemoryType::Gotcha => 1.2,
@@ -208,7 +218,7 @@ mod tests {
         store
             .conn()
             .query_row(
-                "SELECT -bm25(memories_fts, 4.0, 1.0, 0.0) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2",
+                "SELECT -bm25(memories_fts, 1.0, 1.0, 0.0) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2",
                 rusqlite::params![expr, id],
                 |r| r.get(0),
             )
@@ -340,9 +350,10 @@ mod tests {
             phrases: vec![[1, 0], [0, 0]],
             ..counts(0, 0)
         };
-        assert!(
-            bm25(&title, &df) > bm25(&counts(1, 0), &df),
-            "the title weighs more"
+        assert_eq!(
+            bm25(&title, &df),
+            bm25(&counts(1, 0), &df),
+            "title and text weigh alike"
         );
     }
 }

@@ -101,7 +101,7 @@ pub(super) fn best_raw(
     let mut ranker = Ranker::new(store, req)?;
     let (join, n) = joined(req);
     let sql = format!(
-        "SELECT memories_fts.rowid, bm25(memories_fts, 4.0, 1.0, 0.0) FROM memories_fts {join}
+        "SELECT memories_fts.rowid, bm25(memories_fts, 1.0, 1.0, 0.0) FROM memories_fts {join}
          WHERE memories_fts MATCH ?{n} {filters}",
         filters = req.filters
     );

@@ -33,15 +33,20 @@ pub fn quantise(v: &[f32]) -> (f32, Vec<i8>) {
     )
 }
 
-/// Memories that have no vector yet (dismissed ones are never searched), newest first: the
-/// text to embed for each, title then text.
-pub fn missing(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<(i64, String)>> {
+/// Memories with an id above `after` that have no vector yet, in id order: the text to embed
+/// for each, title then text. Dismissed memories get one too, so that a restored memory is
+/// found by meaning at once and a caller can keep `after` as a watermark: ids only grow.
+pub fn missing(
+    conn: &Connection,
+    after: i64,
+    limit: usize,
+) -> rusqlite::Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT m.id, m.title, m.text FROM memories m
-         WHERE m.dismissed = 0 AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)
-         ORDER BY m.id DESC LIMIT ?1",
+         WHERE m.id > ?1 AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)
+         ORDER BY m.id LIMIT ?2",
     )?;
-    stmt.query_map([limit as i64], |r| {
+    stmt.query_map([after, limit as i64], |r| {
         let title: String = r.get(1)?;
         let text: String = r.get(2)?;
         // The title is usually the text's beginning; repeating it would weigh it twice.
@@ -55,11 +60,11 @@ pub fn missing(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<(i64, St
     .collect()
 }
 
-/// How many memories that can be searched have no vector yet.
+/// How many memories have no vector yet.
 pub fn count_missing(conn: &Connection) -> rusqlite::Result<u64> {
     conn.query_row(
-        "SELECT count(*) FROM memories m WHERE m.dismissed = 0
-         AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)",
+        "SELECT count(*) FROM memories m
+         WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)",
         [],
         |r| r.get::<_, i64>(0),
     )
