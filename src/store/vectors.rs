@@ -18,6 +18,10 @@ pub struct StoredVector {
     pub values: Vec<i8>,
 }
 
+/// The most of a memory's text that is embedded: well past what the model reads (256 word
+/// pieces), even for code, which splits into more pieces per character than prose.
+const EMBED_CHARS: usize = 4_000;
+
 /// Quantise a vector to int8 with its scale.
 pub fn quantise(v: &[f32]) -> (f32, Vec<i8>) {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
@@ -55,7 +59,9 @@ pub fn missing(
         } else {
             format!("{title}\n{text}")
         };
-        Ok((r.get(0)?, body))
+        // The model reads 256 word pieces, a thousand characters or so of prose; the rest of a
+        // long tool output would only cost the tokenizer time.
+        Ok((r.get(0)?, crate::model::cut_chars(&body, EMBED_CHARS)))
     })?
     .collect()
 }
