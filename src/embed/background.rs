@@ -15,6 +15,8 @@ use std::time::Duration;
 
 /// How long the indexer rests when nothing is left to index.
 const IDLE: Duration = Duration::from_secs(5);
+/// Every this many passes (about five minutes when idle), the indexer looks at every memory.
+const FULL_PASS: u64 = 60;
 /// How long it waits after a failure (a busy or missing store) before trying again.
 const AFTER_FAILURE: Duration = Duration::from_secs(30);
 
@@ -56,9 +58,14 @@ fn run(paths: &Paths, dir: &std::path::Path, ready: &OnceLock<Semantic>) {
         }
     };
     let _ = ready.set(Semantic::new(Arc::clone(&embedder)));
-    // Ids only grow: after the first pass, each pass looks only at memories added since.
+    // Most passes look only at memories added since the last (ids grow); every `FULL_PASS`-th
+    // looks at all of them, for a memory whose text changed (it lost its vector) or an id
+    // reused after the newest memory was deleted.
     let mut after = 0;
-    loop {
+    for pass in 1u64.. {
+        if pass.is_multiple_of(FULL_PASS) {
+            after = 0;
+        }
         let pause = match Store::open(paths, OpenOptions::INTERACTIVE) {
             Ok(mut store) => {
                 match index::index_missing(&mut store, &embedder, &mut after, |_| {}) {

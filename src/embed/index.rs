@@ -39,11 +39,12 @@ pub fn index_missing(
         let Some(last) = batch.last().map(|b| b.0) else {
             break;
         };
-        *after = last;
         let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
         let vecs = embedder.embed(&texts)?;
         let pairs: Vec<(i64, Vec<f32>)> = batch.iter().map(|(id, _)| *id).zip(vecs).collect();
         let stored = store.write(|tx| vectors::put(tx, MODEL_NAME, &pairs))?;
+        // Only once the batch is stored: a failed one is tried again on the next pass.
+        *after = last;
         if stored == 0 {
             // Every memory of the batch was deleted meanwhile.
             continue;

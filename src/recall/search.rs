@@ -354,19 +354,28 @@ const FUSE_DEPTH: usize = 50;
 /// this combination at 0.5 0.584 and at 0.7 0.598 (hit@10 0.702 against 0.678 for words alone).
 const WORDS_WEIGHT: f64 = 0.7;
 
-/// Search by words and by meaning, and fuse the two (`fuse`). Only a relevance search
-/// by words fuses; by date, by file and raw FTS5 queries are the keyword search's alone. A memory
-/// without a vector is still found by its words.
+/// Search by words and by meaning, and fuse the two (`fuse`). Only a relevance search by words,
+/// within its first hundred results, fuses; by date, by file and raw FTS5 queries are the
+/// keyword search's alone. A memory without a vector is still found by its words.
 pub fn hybrid(
     store: &Store,
     q: &SearchQuery,
     semantic: &crate::embed::semantic::Semantic,
 ) -> Result<SearchResult, StoreError> {
+    let limit = q.limit.clamp(1, 100);
+    // Pages past the first hundred results are the words' alone: the word ranking is read at
+    // most a hundred deep for fusing.
     let text = match q.query.as_deref() {
-        Some(t) if q.order == Order::Relevance && !q.raw && q.file.is_none() => t,
+        Some(t)
+            if q.order == Order::Relevance
+                && !q.raw
+                && q.file.is_none()
+                && q.offset + limit <= 100 =>
+        {
+            t
+        }
         _ => return search(store, q),
     };
-    let limit = q.limit.clamp(1, 100);
     let depth = FUSE_DEPTH.max(q.offset + limit);
     let mut words = search(
         store,

@@ -126,15 +126,20 @@ pub const MIGRATIONS: &[&str] = &[
         actor     TEXT
     );
     "#,
-    // v3: sentence vectors for semantic search (see `vectors`).
+    // v3: sentence vectors for semantic search (see `vectors`). `seq` never reuses a value, so
+    // a process that has read up to one misses no later write. A memory whose title or text
+    // changes (a scrub with new rules) loses its vector, to be made again from the new text.
     r#"
     CREATE TABLE memory_vectors (
-        seq       INTEGER PRIMARY KEY,
+        seq       INTEGER PRIMARY KEY AUTOINCREMENT,
         memory_id INTEGER NOT NULL UNIQUE REFERENCES memories (id) ON DELETE CASCADE,
         model     TEXT    NOT NULL,
         scale     REAL    NOT NULL,
         vector    BLOB    NOT NULL
     );
+    CREATE TRIGGER memory_vectors_stale AFTER UPDATE OF title, text ON memories BEGIN
+        DELETE FROM memory_vectors WHERE memory_id = new.id;
+    END;
     "#,
 ];
 

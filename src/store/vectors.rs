@@ -145,4 +145,52 @@ mod tests {
         assert!((exact - approx).abs() < 0.01, "{exact} vs {approx}");
         assert_eq!(quantise(&[0.0, 0.0]), (0.0, vec![0, 0]));
     }
+
+    #[test]
+    fn a_changed_text_loses_its_vector_and_sequence_numbers_are_never_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = crate::store::Store::open_path(
+            &dir.path().join("hub.db"),
+            crate::store::OpenOptions::INTERACTIVE,
+        )
+        .unwrap();
+        let conn_rows = |store: &crate::store::Store| since(store.conn(), 0).unwrap();
+        store
+            .write(|tx| {
+                for (i, text) in ["kept", "changed", "deleted"].iter().enumerate() {
+                    tx.execute(
+                        "INSERT INTO memories (project, kind, type, title, text, tool, created_at, content_hash, uid)
+                         VALUES ('p', 'note', 'note', ?1, ?1, 'test', 0, ?2, ?2)",
+                        rusqlite::params![text, format!("h{i}")],
+                    )?;
+                }
+                put(tx, "m", &[(1, vec![1.0; 384]), (2, vec![0.5; 384]), (3, vec![0.2; 384])])
+            })
+            .unwrap();
+        store
+            .write(|tx| {
+                tx.execute(
+                    "UPDATE memories SET text = 'changed again' WHERE id = 2",
+                    [],
+                )?;
+                tx.execute("DELETE FROM memories WHERE id = 3", [])
+            })
+            .unwrap();
+        let left: Vec<i64> = conn_rows(&store).iter().map(|v| v.memory_id).collect();
+        assert_eq!(
+            left,
+            vec![1],
+            "the changed and the deleted memory lost their vectors"
+        );
+        assert_eq!(missing(store.conn(), 0, 10).unwrap().len(), 1);
+        store
+            .write(|tx| put(tx, "m", &[(2, vec![0.5; 384])]))
+            .unwrap();
+        let seqs: Vec<i64> = conn_rows(&store).iter().map(|v| v.seq).collect();
+        assert_eq!(
+            seqs,
+            vec![1, 4],
+            "a new vector gets a sequence number never used before"
+        );
+    }
 }
