@@ -48,10 +48,6 @@ impl Semantic {
         }
     }
 
-    pub fn embedder(&self) -> &Arc<Embedder> {
-        &self.embedder
-    }
-
     /// The `k` memories nearest to `query` (cosine, best first), within `project` if given.
     pub fn nearest(
         &self,
@@ -68,11 +64,6 @@ impl Semantic {
         let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
         index.refresh(conn)?;
         Ok(index.nearest(&q, project, k))
-    }
-
-    /// How many vectors this process holds.
-    pub fn held(&self) -> usize {
-        self.index.lock().map_or(0, |i| i.ids.len())
     }
 }
 

@@ -380,7 +380,7 @@ pub fn hybrid(
     let mut words = search(
         store,
         &SearchQuery {
-            limit: depth.min(100),
+            limit: depth,
             offset: 0,
             ..q.clone()
         },
@@ -396,16 +396,17 @@ pub fn hybrid(
         .filter(|m| passes(m, q))
         .map(|m| (m.id, m))
         .collect();
-    let meaning: Vec<i64> = ids
-        .into_iter()
-        .filter(|id| by_id.contains_key(id))
+    let meaning: Vec<(i64, f64)> = nearest
+        .iter()
+        .filter(|n| by_id.contains_key(&n.0))
         .take(depth)
+        .map(|n| (n.0, n.1 as f64))
         .collect();
     let kscores: Vec<(i64, f64)> = words.hits.iter().map(|h| (h.memory.id, h.score)).collect();
     for h in words.hits.drain(..) {
         by_id.insert(h.memory.id, h.memory);
     }
-    let fused = fuse(&kscores, &nearest_kept(&nearest, &meaning));
+    let fused = fuse(&kscores, &meaning);
     words.hits = fused
         .into_iter()
         .skip(q.offset)
@@ -431,16 +432,6 @@ fn passes(m: &Memory, q: &SearchQuery) -> bool {
         && q.kind.is_none_or(|k| k == m.kind)
         && q.since.is_none_or(|s| m.created_at >= s)
         && q.until.is_none_or(|u| m.created_at < u)
-}
-
-/// The nearest memories that passed the filters, with their cosines.
-fn nearest_kept(nearest: &[(i64, f32)], kept: &[i64]) -> Vec<(i64, f64)> {
-    let kept: std::collections::HashSet<i64> = kept.iter().copied().collect();
-    nearest
-        .iter()
-        .filter(|n| kept.contains(&n.0))
-        .map(|n| (n.0, n.1 as f64))
-        .collect()
 }
 
 /// Fuse the word ranking (adjusted BM25, best first) with the meaning ranking (cosines): each
