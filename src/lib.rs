@@ -6,6 +6,7 @@
 
 pub mod capture;
 pub mod cli;
+pub mod compress;
 pub mod config;
 pub mod embed;
 pub mod mcp;

@@ -28,6 +28,11 @@ enum Command {
     /// Standing rules: list, add, confirm.
     #[command(subcommand)]
     Rules(cli::rules::RulesCommand),
+    /// Turn finished sessions into facts and summaries now (or keep a worker running).
+    Compress(cli::compress::CompressArgs),
+    /// Facts that disagree: list, accept, reject.
+    #[command(subcommand)]
+    Review(cli::review::ReviewCommand),
     /// Named work-state lists: read, write.
     #[command(subcommand)]
     List(cli::list::ListCommand),
@@ -86,6 +91,8 @@ fn main() -> ExitCode {
         Command::Mcp => aletheia::mcp::stdio::serve().map_err(Into::into),
         Command::Connect(a) => cli::connect::run(a),
         Command::Rules(c) => cli::rules::run(c, json),
+        Command::Compress(a) => cli::compress::run(a, json),
+        Command::Review(c) => cli::review::run(c, json),
         Command::List(c) => cli::list::run(c, json),
         Command::Save(a) => cli::save::run(a, json),
         Command::Capture(a) => cli::capture::run(a, json),

@@ -156,6 +156,65 @@ impl Text for ops::recall::FactHistory {
     }
 }
 
+impl Text for ops::review::ReviewList {
+    /// Each review's two facts, then how to settle one.
+    fn text(reviews: &Self::Output, clock: &Clock) -> Rendered {
+        if reviews.is_empty() {
+            return Rendered::plain("No facts wait for review.");
+        }
+        let mut lines = Vec::new();
+        for r in reviews {
+            let (subject, predicate) = r
+                .facts
+                .first()
+                .map(|f| (f.subject.as_str(), f.predicate.as_str()))
+                .unwrap_or_default();
+            lines.push(format!(
+                "Review #{} ({}, since {}): two facts disagree about {}:",
+                r.id,
+                r.project,
+                clock.date(r.created_at),
+                neutralise(&format!("{subject} {predicate}"))
+            ));
+            lines.extend(
+                r.facts
+                    .iter()
+                    .map(|f| format!("- fact #{}: {}", f.id, f.line(clock))),
+            );
+        }
+        lines.push("Keep one with: aletheia review accept FACT_ID (or reject FACT_ID).".into());
+        Rendered::recalled(lines.join("\n"))
+    }
+}
+
+/// `#1, #2`: fact ids in a sentence.
+fn fact_ids(ids: &[i64]) -> String {
+    ids.iter()
+        .map(|id| format!("#{id}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Text for ops::review::ReviewAccept {
+    fn text(a: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(format!(
+            "Kept fact #{}; closed fact {}, which stays as history.",
+            a.kept,
+            fact_ids(&a.closed)
+        ))
+    }
+}
+
+impl Text for ops::review::ReviewReject {
+    fn text(r: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(format!(
+            "Dismissed fact #{}; kept fact {}.",
+            r.dismissed,
+            fact_ids(&r.kept)
+        ))
+    }
+}
+
 impl Text for ops::rules::ListRules {
     fn text(list: &Self::Output, clock: &Clock) -> Rendered {
         if list.is_empty() {
@@ -280,4 +339,89 @@ impl Text for ops::upkeep::Drain {
             r.stored, r.duplicates, r.rejected
         ))
     }
+}
+
+impl Text for ops::compress::Jobs {
+    /// The queue's counts, then one line per job, newest first, with the error of a job that
+    /// failed or waits for a retry.
+    fn text(l: &Self::Output, clock: &Clock) -> Rendered {
+        let c = &l.counts;
+        let mut lines = vec![format!(
+            "Queue: {} session(s) waiting; jobs: {} pending, {} running, {} done, {} failed.",
+            c.queued_sessions, c.pending, c.running, c.done, c.failed
+        )];
+        for j in &l.jobs {
+            let scope = match &j.session_id {
+                Some(s) => format!("session {}", crate::model::cut_chars(s, 12)),
+                None => "project notes".into(),
+            };
+            let mut line = format!(
+                "- job {} {} ({}, {}): {}, attempt {}",
+                j.id,
+                clock.date_minute(j.updated_at),
+                j.project,
+                scope,
+                j.state,
+                j.attempts
+            );
+            if j.state == "pending" && j.attempts > 0 {
+                line.push_str(&format!(", retry at {}", clock.date_minute(j.run_after)));
+            }
+            if let Some(e) = j.last_error.as_deref().filter(|_| j.state != "done") {
+                line.push_str(&format!(": {}", e.replace('\n', " ")));
+            }
+            lines.push(line);
+        }
+        Rendered::plain(lines.join("\n"))
+    }
+}
+
+/// What a manual `compress` did, in one line.
+pub fn compress_summary(
+    ends: &[crate::compress::worker::JobEnd],
+    counts: &crate::store::jobs::JobCounts,
+) -> String {
+    use crate::compress::worker::Ended;
+    if ends.is_empty() {
+        return if counts.running > 0 {
+            format!(
+                "Nothing to compress now: {} job(s) running in another worker, or waiting for a stopped worker's lease to expire.",
+                counts.running
+            )
+        } else {
+            "Nothing to compress: no session is waiting.".into()
+        };
+    }
+    let (mut done, mut failed, mut new, mut known, mut review) = (0, 0, 0, 0, 0);
+    for e in ends {
+        match &e.ended {
+            Ended::Done { report } => {
+                done += 1;
+                new += report.facts_new;
+                known += report.facts_known;
+                review += report.for_review;
+            }
+            Ended::Failed { .. } => failed += 1,
+            _ => {}
+        }
+    }
+    let mut s = format!("Compressed {done} job(s): {new} new fact(s), {known} already known");
+    if review > 0 {
+        s.push_str(&format!(
+            ", {review} waiting for review (aletheia review list)"
+        ));
+    }
+    s.push('.');
+    if failed > 0 {
+        s.push_str(&format!(
+            " {failed} job(s) failed: see aletheia compress --status."
+        ));
+    }
+    if counts.pending + counts.running > 0 {
+        s.push_str(&format!(
+            " {} job(s) still queued.",
+            counts.pending + counts.running
+        ));
+    }
+    s
 }

@@ -67,12 +67,15 @@ impl Home {
     /// Call `entry` as `caller` with JSON arguments, as a front end that dispatches by name does.
     fn call(&mut self, caller: &Caller, entry: &dyn Entry, args: Value) -> Result<Value, OpError> {
         self.now += 1000;
+        // The worker as `aletheia compress` runs it, with the rule extractor.
+        let extraction = aletheia::compress::Extraction::rules();
         let mut ctx = Context {
             store: &mut self.store,
             redactor: &self.redactor,
             clock: Clock::utc(self.now),
             caller: caller.clone(),
             paths: Some(&self.paths),
+            extraction: Some(&extraction),
             semantic: None,
         };
         entry.call_json(&mut ctx, object(args))
@@ -216,10 +219,21 @@ fn seed(h: &mut Home) -> Seed {
             source: "rules".into(),
             memory_id: Some(memory),
             valid_from: T0,
+            job_id: None,
+        };
+        // A second answer with the same start: the two wait in a review, which the review
+        // operations settle.
+        let rival = NewFact {
+            object: format!("two hours in {p}"),
+            ..fact.clone()
         };
         let fact = h
             .store
             .insert_fact(&Redacted::new(fact, &h.redactor), T0)
+            .unwrap()
+            .id();
+        h.store
+            .insert_fact(&Redacted::new(rival, &h.redactor), T0)
             .unwrap();
         let rule = h.ok(
             &full(),
@@ -390,6 +404,21 @@ fn table() -> Vec<Row> {
         row("export", NamesProject, |p| json!({ "project": p.project })),
         row("scrub", EveryProject, |_| json!({})),
         row("drain", EveryProject, |_| json!({})),
+        row(
+            "review_list",
+            NamesProject,
+            |p| json!({ "project": p.project }),
+        ),
+        // Without a project, a limited caller sees its default project's reviews.
+        row("review_list", Filtered, |_| json!({})),
+        row("review_accept", ById, |p| json!({ "fact_id": p.fact })),
+        row("review_reject", ById, |p| json!({ "fact_id": p.fact })),
+        row(
+            "compress",
+            EveryProject,
+            |p| json!({ "project": p.project }),
+        ),
+        row("jobs", EveryProject, |_| json!({})),
     ]
 }
 
@@ -748,6 +777,7 @@ fn plant(h: &mut Home, s: &Secrets) {
         source: "rules".into(),
         memory_id: None,
         valid_from: T0,
+        job_id: None,
     };
     h.store
         .insert_fact(&Redacted::new(fact, &h.redactor), T0)

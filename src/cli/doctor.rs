@@ -24,6 +24,7 @@ struct Report {
     last_capture: Vec<(String, String)>,
     hosts: Vec<HostReport>,
     semantic: SemanticReport,
+    extraction: ExtractionReport,
     problems: Vec<Problem>,
 }
 
@@ -45,7 +46,18 @@ struct StoreReport {
     integrity: Option<String>,
     fts_consistent: Option<bool>,
     counts_by_kind: Vec<(String, i64)>,
-    queued_sessions: usize,
+    jobs: crate::store::jobs::JobCounts,
+}
+
+/// Compression: who extracts, the queue, and what was sent to model providers today and
+/// this month (characters, and tokens estimated as characters / 4), per provider.
+#[derive(Debug, Default, Serialize)]
+struct ExtractionReport {
+    extractor: String,
+    chars_per_job: usize,
+    chars_per_day: usize,
+    today: Vec<crate::store::usage::Usage>,
+    this_month: Vec<crate::store::usage::Usage>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -86,6 +98,7 @@ pub fn run(args: DoctorArgs, json: bool) -> anyhow::Result<bool> {
     check_spool(&paths, &mut r);
     check_hosts(&mut r);
     check_semantic(&paths, &mut r);
+    check_extraction(&paths, &mut r);
     if json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {
@@ -170,7 +183,7 @@ fn check_store(paths: &Paths, r: &mut Report) {
         );
     }
     r.store.counts_by_kind = store.count_by_kind().unwrap_or_default();
-    r.store.queued_sessions = store.queued_sessions().map(|q| q.len()).unwrap_or(0);
+    r.store.jobs = store.job_counts().unwrap_or_default();
     if let Ok(mut stmt) = store
         .conn()
         .prepare("SELECT tool, last_at FROM captures ORDER BY tool")
@@ -192,6 +205,46 @@ fn check_semantic(paths: &Paths, r: &mut Report) {
         && let Ok(store) = Store::open(paths, OpenOptions::INTERACTIVE)
     {
         r.semantic.without_vector = crate::store::vectors::count_missing(store.conn()).ok();
+    }
+}
+
+fn check_extraction(paths: &Paths, r: &mut Report) {
+    let lookup = |k: &str| std::env::var(k).ok();
+    match crate::compress::provider::from_lookup(&lookup) {
+        Ok(p) if p.is_empty() => r.extraction.extractor = "rule-based".into(),
+        Ok(p) => {
+            r.extraction.extractor = p
+                .iter()
+                .map(|p| format!("{} ({})", p.name(), p.model()))
+                .collect::<Vec<_>>()
+                .join(", then ")
+        }
+        Err(e) => {
+            r.extraction.extractor = "not configured".into();
+            problem(
+                r,
+                format!("the model provider setting is wrong: {e}"),
+                "fix ALETHEIA_PROVIDER or ALETHEIA_PROVIDERS, or unset them for the rule extractor",
+            );
+        }
+    }
+    match crate::compress::worker::Settings::from_lookup(&lookup) {
+        Ok(s) => {
+            r.extraction.chars_per_job = s.budget.chars_per_job;
+            r.extraction.chars_per_day = s.budget.chars_per_day;
+        }
+        Err(e) => problem(r, e, "fix or unset that variable"),
+    }
+    if paths.db.exists()
+        && let Ok(store) = Store::open(paths, OpenOptions::INTERACTIVE)
+    {
+        let clock = crate::time::Clock::system();
+        let today = clock.date(clock.now());
+        let month_start = format!("{}-01", &today[..7]);
+        r.extraction.today = store.usage_between(&today, &today).unwrap_or_default();
+        r.extraction.this_month = store
+            .usage_between(&month_start, &today)
+            .unwrap_or_default();
     }
 }
 
@@ -398,10 +451,51 @@ fn print_text(r: &Report) {
             .collect();
         println!("memories: {}", counts.join(", "));
     }
+    let j = &r.store.jobs;
     println!(
-        "queue:    {} session(s) waiting for compression",
-        r.store.queued_sessions
+        "queue:    {} session(s) waiting for compression; jobs: {} pending, {} running, {} done, {} failed{}",
+        j.queued_sessions,
+        j.pending,
+        j.running,
+        j.done,
+        j.failed,
+        if j.failed > 0 {
+            " (see `aletheia compress --status`)"
+        } else {
+            ""
+        }
     );
+    let x = &r.extraction;
+    println!(
+        "extract:  {}{}",
+        x.extractor,
+        if x.extractor == "rule-based" {
+            " (no model is sent anything; set ALETHEIA_PROVIDER to use one)".to_owned()
+        } else {
+            format!(
+                ", caps {} characters a job and {} a day",
+                x.chars_per_job, x.chars_per_day
+            )
+        }
+    );
+    for u in &x.this_month {
+        let today = x
+            .today
+            .iter()
+            .find(|t| t.provider == u.provider)
+            .cloned()
+            .unwrap_or_default();
+        println!(
+            "sent:     {}: today {} characters (~{} tokens) in {} call(s); this month {} characters (~{} tokens) in {} call(s)",
+            u.provider,
+            today.chars_sent,
+            today.est_tokens_sent(),
+            today.calls,
+            u.chars_sent,
+            u.est_tokens_sent(),
+            u.calls
+        );
+    }
     println!(
         "spool:    {} line(s) waiting{}; {} rejected file(s)",
         r.spool.lines_waiting,

@@ -4,6 +4,7 @@
 //! print its text, or its JSON with `--json`.
 
 pub mod capture;
+pub mod compress;
 pub mod connect;
 pub mod context;
 pub mod doctor;
@@ -17,6 +18,7 @@ pub mod list;
 pub mod model;
 pub mod observations;
 pub mod redact;
+pub mod review;
 pub mod rules;
 pub mod save;
 pub mod scrub;
@@ -74,6 +76,7 @@ pub struct Edge {
     clock: Clock,
     caller: Caller,
     semantic: Option<crate::embed::semantic::Semantic>,
+    extraction: Option<crate::compress::Extraction>,
 }
 
 impl Edge {
@@ -98,6 +101,7 @@ impl Edge {
             clock: Clock::system(),
             caller,
             semantic: None,
+            extraction: None,
         })
     }
 
@@ -121,11 +125,32 @@ impl Edge {
             caller: self.caller.clone(),
             paths: Some(&self.paths),
             semantic: self.semantic.as_ref(),
+            extraction: self.extraction.as_ref(),
         };
         Ok(ops::call(&mut ctx, request)?)
     }
 
     /// The clock the results are shown in.
+    /// Let operations compress with `ex` (`aletheia compress`).
+    pub fn set_extraction(&mut self, ex: crate::compress::Extraction) {
+        self.extraction = Some(ex);
+    }
+
+    /// The extractor in use, as `compress` prints it.
+    pub fn extraction_name(&self) -> String {
+        self.extraction
+            .as_ref()
+            .map_or_else(|| "rule-based".into(), |e| e.describe())
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn paths(&self) -> &Paths {
+        &self.paths
+    }
+
     pub fn clock(&self) -> &Clock {
         &self.clock
     }

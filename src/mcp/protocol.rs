@@ -269,6 +269,7 @@ impl Server {
             clock: Clock::system(),
             caller,
             paths: Some(&self.paths),
+            extraction: None,
             semantic: self.background.as_ref().and_then(|b| b.semantic()),
         };
         Ok(match tool.call(&mut ctx, args) {

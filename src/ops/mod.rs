@@ -13,10 +13,12 @@
 //! redactor, the clock and the [`Caller`]; nothing is read from the environment or from globals.
 
 pub mod args;
+pub mod compress;
 pub mod lists;
 pub mod memories;
 pub mod policy;
 pub mod recall;
+pub mod review;
 pub mod rules;
 pub mod transfer;
 pub mod upkeep;
@@ -139,6 +141,9 @@ pub struct Context<'a> {
     /// The embedding model and vectors, when this front end has them loaded: search then fuses
     /// meaning with words.
     pub semantic: Option<&'a crate::embed::semantic::Semantic>,
+    /// How to compress (providers, caps, the worker's lease token), for the front ends that
+    /// run the worker; `None` elsewhere.
+    pub extraction: Option<&'a crate::compress::Extraction>,
 }
 
 /// Why an operation failed: a kind a front end can map (to an MCP tool error, an exit code, an
@@ -267,6 +272,11 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<transfer::Export>::ENTRY,
     &Op::<upkeep::Scrub>::ENTRY,
     &Op::<upkeep::Drain>::ENTRY,
+    &Op::<review::ReviewList>::ENTRY,
+    &Op::<review::ReviewAccept>::ENTRY,
+    &Op::<review::ReviewReject>::ENTRY,
+    &Op::<compress::Compress>::ENTRY,
+    &Op::<compress::Jobs>::ENTRY,
 ];
 
 /// An operation by name.

@@ -66,6 +66,40 @@ fn line(m: &Memory, with_date: bool, clock: &Clock) -> String {
     format!("- #{} {} [{}] {}", m.id, when, m.mtype, title)
 }
 
+/// The newest of `session`'s summary rows that compression wrote (its original message kept
+/// as an episode), if any.
+fn compressed_summary(store: &Store, session: &[&Memory]) -> Result<Option<i64>, StoreError> {
+    let mut stmt = store
+        .conn()
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM episodes WHERE memory_id = ?1)")
+        .map_err(|e| store.err(e))?;
+    for m in session.iter().filter(|m| m.kind == Kind::Summary) {
+        if stmt
+            .query_row([m.id], |r| r.get(0))
+            .map_err(|e| store.err(e))?
+        {
+            return Ok(Some(m.id));
+        }
+    }
+    Ok(None)
+}
+
+/// A generated session summary on one line: its facts, `; ` apart.
+fn summary_line(m: &Memory, clock: &Clock) -> String {
+    let facts: Vec<&str> = m
+        .text
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .collect();
+    let text = crate::model::cut_chars(&facts.join("; "), 600);
+    format!(
+        "- #{} {} [summary] Session summary: {}",
+        m.id,
+        clock.date_minute(m.created_at),
+        neutralise(&text)
+    )
+}
+
 /// A titled list of lines; dropped whole when empty.
 struct Section {
     title: String,
@@ -111,15 +145,29 @@ pub fn build(store: &Store, opts: &ContextOptions, clock: &Clock) -> Result<Stri
         .find(|m| m.session_id.is_some() && matches!(m.kind, Kind::Prompt | Kind::Summary))
         .and_then(|m| m.session_id.clone());
     if let Some(session) = &last_session {
-        let mut prompts = 0;
-        let mut lines = Vec::new();
-        for m in window
+        let in_session: Vec<&Memory> = window
             .iter()
             .filter(|m| m.session_id.as_ref() == Some(session))
-        {
-            let wanted =
-                matches!(m.kind, Kind::Prompt | Kind::Summary) || m.mtype == MemoryType::Decision;
+            .collect();
+        // A compressed session is told by its summary (the facts it yielded), not its prompts.
+        let summary = compressed_summary(store, &in_session)?;
+        let mut prompts = 0;
+        let mut lines = Vec::new();
+        for m in &in_session {
+            let wanted = match summary {
+                Some(id) => {
+                    m.id == id || (m.mtype == MemoryType::Decision && m.kind != Kind::Summary)
+                }
+                None => {
+                    matches!(m.kind, Kind::Prompt | Kind::Summary)
+                        || m.mtype == MemoryType::Decision
+                }
+            };
             if !wanted {
+                // The summary stands for the session's prompts, here and in Recent.
+                if summary.is_some() && m.kind == Kind::Prompt {
+                    shown.insert(m.id);
+                }
                 continue;
             }
             if m.kind == Kind::Prompt {
@@ -129,7 +177,11 @@ pub fn build(store: &Store, opts: &ContextOptions, clock: &Clock) -> Result<Stri
                 }
             }
             if lines.len() < SESSION_REQUESTS * 2 && shown.insert(m.id) {
-                lines.push(line(m, true, clock));
+                lines.push(if Some(m.id) == summary {
+                    summary_line(m, clock)
+                } else {
+                    line(m, true, clock)
+                });
             }
         }
         lines.reverse();

@@ -1,8 +1,10 @@
 //! Facts as recall sees them: the ones worth showing at session start, the ones a search
-//! matches, and the history of one subject.
+//! matches, the history of one subject, and the pairs that wait for the user's review.
 //!
 //! Facts come from compressing finished sessions; a newer fact with the same subject and
-//! predicate closes the older one (`valid_to`), which stays as history.
+//! predicate closes the older one (`valid_to`, and `superseded_at` for when the store learned
+//! it), which stays as history. Two that start at the same moment wait in a review instead
+//! (see `store::facts`).
 
 use crate::store::{Store, StoreError};
 use rusqlite::params;
@@ -20,11 +22,16 @@ pub struct Fact {
     pub memory_id: Option<i64>,
     pub valid_from: i64,
     pub valid_to: Option<i64>,
+    /// When the store learned it (epoch milliseconds).
+    pub recorded_at: i64,
+    /// When the store replaced it with another fact; `None` while nothing has.
+    pub superseded_at: Option<i64>,
 }
 
 impl Fact {
     /// `subject predicate object (confidence 0.80, since 2026-10-29)`, dates in the clock's
-    /// time zone.
+    /// time zone; a closed fact adds `, until DATE`, and `, replaced DATE` when the store
+    /// recorded replacing it.
     pub fn line(&self, clock: &crate::time::Clock) -> String {
         let mut s = format!(
             "{} {} {} (confidence {:.2}, since {}",
@@ -37,12 +44,15 @@ impl Fact {
         if let Some(to) = self.valid_to {
             s.push_str(&format!(", until {}", clock.date(to)));
         }
+        if let Some(at) = self.superseded_at {
+            s.push_str(&format!(", replaced {}", clock.date(at)));
+        }
         s.push(')');
         super::wrap::neutralise(&s)
     }
 }
 
-const COLUMNS: &str = "f.id, f.project, f.subject, f.predicate, f.object, f.confidence, f.source, f.memory_id, f.valid_from, f.valid_to";
+const COLUMNS: &str = "f.id, f.project, f.subject, f.predicate, f.object, f.confidence, f.source, f.memory_id, f.valid_from, f.valid_to, f.created_at, f.superseded_at";
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Fact> {
     Ok(Fact {
@@ -56,6 +66,8 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Fact> {
         memory_id: r.get(7)?,
         valid_from: r.get(8)?,
         valid_to: r.get(9)?,
+        recorded_at: r.get(10)?,
+        superseded_at: r.get(11)?,
     })
 }
 
@@ -161,6 +173,54 @@ pub fn history(store: &Store, q: &HistoryQuery) -> Result<Vec<Fact>, StoreError>
     )
 }
 
+/// Two facts about one subject and predicate that started at the same moment, waiting for the
+/// user to keep one.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Review {
+    pub id: i64,
+    pub project: String,
+    /// When the second fact arrived (epoch milliseconds).
+    pub created_at: i64,
+    /// The two facts, the one stored first first.
+    pub facts: Vec<Fact>,
+}
+
+/// The open reviews, in `project` or every project, oldest first.
+pub fn open_reviews(store: &Store, project: Option<&str>) -> Result<Vec<Review>, StoreError> {
+    let heads: Vec<(i64, String, i64, i64, i64)> = {
+        let mut stmt = store
+            .conn()
+            .prepare_cached(
+                "SELECT id, project, created_at, fact_a, fact_b FROM fact_reviews
+                 WHERE state = 'open' AND (?1 IS NULL OR project = ?1) ORDER BY created_at, id",
+            )
+            .map_err(|e| store.err(e))?;
+        let rows = stmt
+            .query_map(params![project], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .map_err(|e| store.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| store.err(e))?
+    };
+    heads
+        .into_iter()
+        .map(|(id, project, created_at, a, b)| {
+            // By id, dismissed or not: a review shows both sides until the user settles it.
+            let facts = query(
+                store,
+                &format!("SELECT {COLUMNS} FROM facts f WHERE f.id IN (?1, ?2) ORDER BY f.id"),
+                params![a, b],
+            )?;
+            Ok(Review {
+                id,
+                project,
+                created_at,
+                facts,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +262,54 @@ mod tests {
             vec![2],
             "as_of wins over include_superseded"
         );
+    }
+
+    #[test]
+    fn open_reviews_show_both_facts_per_project_oldest_first() {
+        use crate::redact::{Redacted, Redactor};
+        use crate::store::facts::NewFact;
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+        let mut put = |project: &str, object: &str, now: i64| {
+            let f = NewFact {
+                project: project.into(),
+                subject: "cache".into(),
+                predicate: "ttl".into(),
+                object: object.into(),
+                confidence: 0.8,
+                source: "rules".into(),
+                memory_id: None,
+                valid_from: 100,
+                job_id: None,
+            };
+            s.insert_fact(&Redacted::new(f, &Redactor::builtin()), now)
+                .unwrap()
+        };
+        put("shop", "30 s", 1000);
+        put("billing", "5 s", 1500);
+        put("billing", "10 s", 2000);
+        put("shop", "60 s", 3000);
+        let reviews = open_reviews(&s, None).unwrap();
+        let seen: Vec<(i64, &str, Vec<&str>)> = reviews
+            .iter()
+            .map(|r| {
+                (
+                    r.created_at,
+                    r.project.as_str(),
+                    r.facts.iter().map(|f| f.object.as_str()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (2000, "billing", vec!["5 s", "10 s"]),
+                (3000, "shop", vec!["30 s", "60 s"]),
+            ]
+        );
+        let shop = open_reviews(&s, Some("shop")).unwrap();
+        assert_eq!(shop.len(), 1);
+        assert_eq!(shop[0].facts[0].recorded_at, 1000);
+        assert_eq!(shop[0].facts[0].confidence, 0.7);
     }
 }

@@ -5,7 +5,9 @@
 //! foreign keys on. Opening does the least it can: the hook opens a store on every event, so a
 //! store already at the current schema costs one `PRAGMA user_version` read.
 
+pub mod compression;
 pub mod facts;
+pub mod jobs;
 mod memories;
 mod queue;
 pub mod rules;
@@ -13,11 +15,11 @@ pub mod schema;
 mod scrub;
 pub mod state;
 pub mod term_counts;
+pub mod usage;
 pub mod vectors;
 
 pub(crate) use memories::{COLUMNS, from_row, insert_tx, touch_capture};
 pub use memories::{Inserted, content_hash};
-pub use queue::QueuedSession;
 pub(crate) use queue::enqueue_tx;
 
 use crate::config::Paths;

@@ -2,9 +2,9 @@
 //!
 //! The Stop hook only adds a row; the worker that drains it runs elsewhere, because a hook has no
 //! time budget for extraction. One row per (project, session): a session that stops many times
-//! is queued once, and a stop after the worker finished puts it back to pending.
+//! is queued once, and a stop after the worker took it puts it back to pending. The worker turns
+//! pending entries into jobs (`jobs`).
 
-use super::{Store, StoreError};
 use rusqlite::{Transaction, params};
 
 /// Queue a session inside `tx`.
@@ -22,34 +22,4 @@ pub(crate) fn enqueue_tx(
     )?
     .execute(params![project, session_id, host, at])?;
     Ok(())
-}
-
-/// A queued session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QueuedSession {
-    pub project: String,
-    pub session_id: String,
-    pub host: String,
-    pub state: String,
-}
-
-impl Store {
-    /// The queue, oldest first.
-    pub fn queued_sessions(&self) -> Result<Vec<QueuedSession>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT project, session_id, tool, state FROM session_queue ORDER BY enqueued_at, id")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(QueuedSession {
-                    project: r.get(0)?,
-                    session_id: r.get(1)?,
-                    host: r.get(2)?,
-                    state: r.get(3)?,
-                })
-            })
-            .map_err(|e| self.err(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
-    }
 }

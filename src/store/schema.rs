@@ -141,6 +141,74 @@ pub const MIGRATIONS: &[&str] = &[
         DELETE FROM memory_vectors WHERE memory_id = new.id;
     END;
     "#,
+    // v4: compression. Sessions in `session_queue` become `jobs` (claimed under a lease, retried
+    // with backoff); `extracted` marks the memories a job has read, so none is read twice; an
+    // `episode` keeps a summary row's original message once the row holds the generated summary.
+    // Facts are bi-temporal: valid_from/valid_to say when a fact held in the world, created_at
+    // (recorded) and superseded_at when the store learned and replaced it. Two facts about one
+    // subject and predicate with the same start wait in `fact_reviews` for the user.
+    // `provider_usage` counts what was sent to model providers, per day.
+    r#"
+    CREATE TABLE jobs (
+        id          INTEGER PRIMARY KEY,
+        type        TEXT    NOT NULL,
+        project     TEXT    NOT NULL,
+        -- NULL: the project's own notes, not one session's.
+        session_id  TEXT,
+        state       TEXT    NOT NULL DEFAULT 'pending' CHECK (state IN ('pending','running','done','failed')),
+        attempts    INTEGER NOT NULL DEFAULT 0,
+        run_after   INTEGER NOT NULL,
+        lease_owner TEXT,
+        lease_until INTEGER,
+        last_error  TEXT,
+        result      TEXT,
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+    );
+    CREATE UNIQUE INDEX jobs_one_pending ON jobs (type, project, ifnull(session_id, ''))
+        WHERE state = 'pending';
+    CREATE INDEX jobs_by_state ON jobs (state, run_after);
+
+    CREATE TABLE extracted (
+        memory_id INTEGER PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+        job_id    INTEGER,
+        at        INTEGER NOT NULL
+    );
+
+    CREATE TABLE episodes (
+        memory_id   INTEGER PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+        title       TEXT    NOT NULL,
+        text        TEXT    NOT NULL,
+        replaced_at INTEGER NOT NULL,
+        dismissed   INTEGER NOT NULL DEFAULT 0
+    );
+
+    ALTER TABLE facts ADD COLUMN superseded_at INTEGER;
+    ALTER TABLE facts ADD COLUMN job_id INTEGER;
+    CREATE INDEX facts_current ON facts (project, subject COLLATE NOCASE, predicate COLLATE NOCASE)
+        WHERE valid_to IS NULL;
+
+    CREATE TABLE fact_reviews (
+        id          INTEGER PRIMARY KEY,
+        project     TEXT    NOT NULL,
+        fact_a      INTEGER NOT NULL REFERENCES facts (id),
+        fact_b      INTEGER NOT NULL REFERENCES facts (id),
+        state       TEXT    NOT NULL DEFAULT 'open' CHECK (state IN ('open','resolved')),
+        kept        INTEGER REFERENCES facts (id),
+        created_at  INTEGER NOT NULL,
+        resolved_at INTEGER
+    );
+    CREATE INDEX fact_reviews_open ON fact_reviews (project) WHERE state = 'open';
+
+    CREATE TABLE provider_usage (
+        day            TEXT    NOT NULL,
+        provider       TEXT    NOT NULL,
+        calls          INTEGER NOT NULL DEFAULT 0,
+        chars_sent     INTEGER NOT NULL DEFAULT 0,
+        chars_received INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (day, provider)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this binary writes.

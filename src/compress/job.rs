@@ -1,0 +1,438 @@
+//! One `extract_session` job, from its source memories to its committed result.
+//!
+//! Reading and extracting happen outside any transaction (a model call may take seconds); the
+//! lease is renewed before each window. Everything the job stores (facts, the extracted marks,
+//! the session and project summaries, merges) is then written in one transaction that commits
+//! only while the lease is still this worker's, so a worker killed mid-job, or one whose lease
+//! was taken over, leaves nothing half-written and nothing twice.
+
+use super::merge;
+use super::rules;
+use super::window::{self, Piece};
+use super::{Candidate, Extraction};
+use crate::model::{Kind, MemoryType, NewMemory, cut_chars};
+use crate::redact::{Redacted, Redactor};
+use crate::store::compression::{self, Comparable, Source};
+use crate::store::facts::{FactOutcome, NewFact, insert_fact_tx};
+use crate::store::jobs::Job;
+use crate::store::{Store, StoreError};
+use std::collections::HashSet;
+use std::sync::atomic::Ordering;
+
+/// Facts a summary lists at most.
+const SUMMARY_FACTS: usize = 20;
+
+/// How many of a project's newest memories a new one is compared with for merging.
+const MERGE_WINDOW: usize = 200;
+
+/// What a finished job did (kept as the job row's result).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct JobReport {
+    pub sources: usize,
+    pub windows: usize,
+    /// Facts stored new (including those that closed an older fact or wait for review).
+    pub facts_new: usize,
+    /// Facts already known (a retried job, or the same fact in two sessions).
+    pub facts_known: usize,
+    pub superseded: usize,
+    pub for_review: usize,
+    pub merged: usize,
+    /// Whether a session summary was written over the session's summary row.
+    pub session_summary: bool,
+    /// Who extracted: `rules`, or the providers that answered.
+    pub extractors: Vec<String>,
+    /// Windows extracted by the rule extractor because a provider cap was reached.
+    pub over_cap: usize,
+}
+
+/// Why a job did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    /// The worker is shutting down: release the job.
+    #[error("the worker is stopping")]
+    Stopped,
+    /// Another worker holds the job now: leave it alone.
+    #[error("the job's lease passed to another worker")]
+    LostLease,
+    /// A failed attempt, retried with backoff.
+    #[error("{0}")]
+    Failed(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A candidate with where it came from.
+struct Found {
+    memory_id: i64,
+    fact: Candidate,
+    source: String,
+}
+
+/// Run `job` to its end.
+pub fn run(
+    store: &mut Store,
+    redactor: &Redactor,
+    ex: &Extraction,
+    job: &Job,
+) -> Result<JobReport, JobError> {
+    let sources = store.compression_sources(&job.project, job.session_id.as_deref())?;
+    let texts: Vec<(i64, String)> = sources.iter().map(|s| (s.id, s.text.clone())).collect();
+    let windows = window::windows(&texts, ex.settings.limits);
+    let mut report = JobReport {
+        sources: sources.len(),
+        windows: windows.len(),
+        ..JobReport::default()
+    };
+    let mut found = Vec::new();
+    let mut job_chars = 0usize;
+    for w in &windows {
+        if ex.stop.load(Ordering::SeqCst) {
+            return Err(JobError::Stopped);
+        }
+        if !store.renew_lease(job, (ex.now)(), ex.settings.lease_ms)? {
+            return Err(JobError::LostLease);
+        }
+        let by_model = if ex.providers.is_empty() {
+            None
+        } else {
+            let text = redactor.redact(&window_text(w));
+            let size = super::provider::prompt::facts_v1(&text).chars().count();
+            if within_caps(store, ex, job_chars, size)? {
+                job_chars += size;
+                Some(ask_providers(store, ex, job, &text)?)
+            } else {
+                report.over_cap += 1;
+                None
+            }
+        };
+        match by_model {
+            Some((name, facts)) => {
+                let ids: Vec<i64> = w.iter().map(|p| p.memory_id).collect();
+                for fact in facts {
+                    let memory_id = best_source(w, &fact);
+                    found.push(Found {
+                        memory_id,
+                        fact,
+                        source: name.clone(),
+                    });
+                }
+                push_unique(&mut report.extractors, &name);
+                debug_assert!(!ids.is_empty());
+            }
+            None => {
+                found.extend(rule_facts(w));
+                push_unique(&mut report.extractors, "rules");
+            }
+        }
+    }
+    let merges = merges(store, ex, &sources)?;
+    let now = (ex.now)();
+    let written = store.finish_job(job, now, |tx| {
+        let report = write(tx, redactor, job, &sources, found, &merges, report, now)?;
+        let result = serde_json::to_string(&report).unwrap_or_default();
+        Ok((report, result))
+    })?;
+    written.ok_or(JobError::LostLease)
+}
+
+/// The window as one text: its pieces, a blank line apart.
+fn window_text(w: &[Piece]) -> String {
+    w.iter()
+        .map(|p| p.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// The rule extractor over a window, each fact tied to the memory it was read from.
+fn rule_facts(w: &[Piece]) -> Vec<Found> {
+    rules::extract_window(w.iter().map(|p| p.text.as_str()))
+        .into_iter()
+        .map(|(i, fact)| Found {
+            memory_id: w[i].memory_id,
+            fact,
+            source: "rules".into(),
+        })
+        .collect()
+}
+
+/// The piece a model's fact most likely came from: the one sharing most of its words.
+fn best_source(w: &[Piece], fact: &Candidate) -> i64 {
+    let words: Vec<String> = format!("{} {}", fact.subject, fact.object)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|s| s.len() > 2)
+        .map(str::to_lowercase)
+        .collect();
+    w.iter()
+        .max_by_key(|p| {
+            let t = p.text.to_lowercase();
+            words.iter().filter(|x| t.contains(x.as_str())).count()
+        })
+        .map_or(0, |p| p.memory_id)
+}
+
+fn push_unique(list: &mut Vec<String>, name: &str) {
+    if !list.iter().any(|n| n == name) {
+        list.push(name.to_owned());
+    }
+}
+
+/// Whether sending `size` more characters stays within the job's and today's caps.
+fn within_caps(
+    store: &Store,
+    ex: &Extraction,
+    job_chars: usize,
+    size: usize,
+) -> Result<bool, JobError> {
+    if job_chars + size > ex.settings.budget.chars_per_job {
+        return Ok(false);
+    }
+    let today = ex.day((ex.now)());
+    let sent: i64 = store
+        .usage_between(&today, &today)?
+        .iter()
+        .map(|u| u.chars_sent)
+        .sum();
+    Ok(sent as usize + size <= ex.settings.budget.chars_per_day)
+}
+
+/// Ask each provider in order until one answers; every call is counted and logged, answered
+/// or not. All failing is a failed attempt.
+fn ask_providers(
+    store: &mut Store,
+    ex: &Extraction,
+    job: &Job,
+    text: &str,
+) -> Result<(String, Vec<Candidate>), JobError> {
+    let mut counted = Ok(());
+    let answer = super::provider::extract_with_fallback(&ex.providers, text, |p, answer| {
+        let at = (ex.now)();
+        let (sent, received) = match answer {
+            Ok(r) => (r.chars_sent, r.chars_received),
+            Err(_) => (super::provider::prompt::facts_v1(text).chars().count(), 0),
+        };
+        if counted.is_ok() {
+            counted = store.record_usage(&ex.day(at), p.name(), sent, received);
+        }
+        ex.log_call(at, p, job, sent, answer);
+    });
+    counted?;
+    answer
+        .map(|(name, reply)| (name, reply.facts))
+        .map_err(|e| JobError::Failed(e.to_string()))
+}
+
+/// The merges this job's sources call for.
+fn merges(
+    store: &mut Store,
+    ex: &Extraction,
+    sources: &[Source],
+) -> Result<Vec<merge::Merge>, JobError> {
+    let Some(first) = sources.first() else {
+        return Ok(vec![]);
+    };
+    let project = store
+        .get_many(&[first.id])?
+        .first()
+        .map(|m| m.project.clone())
+        .unwrap_or_default();
+    let ids: HashSet<i64> = sources.iter().map(|s| s.id).collect();
+    let mut older = store.merge_candidates(&project, MERGE_WINDOW)?;
+    let mut fresh: Vec<Comparable> = Vec::new();
+    for s in sources {
+        let stored = older.iter().find(|c| c.id == s.id).cloned();
+        fresh.push(stored.unwrap_or(Comparable {
+            id: s.id,
+            text: s.text.clone(),
+            vector: None,
+        }));
+    }
+    if let Some(embedder) = &ex.embedder {
+        let missing: Vec<usize> = (0..fresh.len())
+            .filter(|&i| fresh[i].vector.is_none())
+            .collect();
+        let texts: Vec<&str> = missing.iter().map(|&i| fresh[i].text.as_str()).collect();
+        if !texts.is_empty() {
+            let vectors = embedder
+                .embed(&texts)
+                .map_err(|e| JobError::Failed(format!("embedding the sources: {e}")))?;
+            for (i, v) in missing.into_iter().zip(vectors) {
+                fresh[i].vector = Some(v);
+            }
+        }
+    }
+    older.retain(|c| !ids.contains(&c.id) || fresh.iter().any(|f| f.id == c.id));
+    // Fresh memories compare with every older memory, fresh ones included.
+    let mut pool = older;
+    for f in &fresh {
+        if let Some(slot) = pool.iter_mut().find(|c| c.id == f.id) {
+            *slot = f.clone();
+        }
+    }
+    Ok(merge::near_duplicates(&fresh, &pool))
+}
+
+/// Store the job's result inside its transaction.
+#[allow(clippy::too_many_arguments)]
+fn write(
+    tx: &rusqlite::Transaction<'_>,
+    redactor: &Redactor,
+    job: &Job,
+    sources: &[Source],
+    found: Vec<Found>,
+    merges: &[merge::Merge],
+    mut report: JobReport,
+    now: i64,
+) -> rusqlite::Result<JobReport> {
+    let ids: Vec<i64> = sources.iter().map(|s| s.id).collect();
+    let dismissed = compression::dismissed_among(tx, &ids)?;
+    let live: Vec<i64> = ids
+        .iter()
+        .copied()
+        .filter(|id| !dismissed.contains(id))
+        .collect();
+    let fresh = compression::mark_extracted(tx, &live, job.id, now)?;
+    let mut lines: Vec<String> = Vec::new();
+    for f in found {
+        if !fresh.contains(&f.memory_id) {
+            continue;
+        }
+        let created = sources
+            .iter()
+            .find(|s| s.id == f.memory_id)
+            .map_or(now, |s| s.created_at);
+        let fact = Redacted::new(
+            NewFact {
+                project: job.project.clone(),
+                subject: f.fact.subject,
+                predicate: f.fact.predicate,
+                object: f.fact.object,
+                confidence: f.fact.confidence,
+                source: f.source,
+                memory_id: Some(f.memory_id),
+                valid_from: f.fact.valid_from.unwrap_or(created),
+                job_id: Some(job.id),
+            },
+            redactor,
+        );
+        let stored = fact.get();
+        let line = format!("{} {} {}", stored.subject, stored.predicate, stored.object);
+        match insert_fact_tx(tx, &fact, now)? {
+            FactOutcome::Duplicate(_) => report.facts_known += 1,
+            FactOutcome::Superseded { .. } => {
+                report.facts_new += 1;
+                report.superseded += 1;
+            }
+            FactOutcome::Tied { .. } => {
+                report.facts_new += 1;
+                report.for_review += 1;
+            }
+            FactOutcome::New(_) | FactOutcome::Historical(_) => report.facts_new += 1,
+        }
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    let merged_away: HashSet<i64> = merges.iter().map(|m| m.id).collect();
+    for m in merges {
+        if fresh.contains(&m.id) && compression::merge_into(tx, m.id, m.into, m.similarity, now)? {
+            report.merged += 1;
+        }
+    }
+    // The session's summary row: its newest one still listed.
+    if job.session_id.is_some()
+        && !lines.is_empty()
+        && let Some(row) = sources.iter().rev().find(|s| {
+            s.kind == Kind::Summary.as_str()
+                && fresh.contains(&s.id)
+                && !merged_away.contains(&s.id)
+        })
+    {
+        let (title, text) = summary_text("Session summary:", &lines);
+        report.session_summary = compression::replace_summary(tx, row.id, &title, &text, now)?;
+    }
+    let facts = compression::summary_facts(tx, &job.project, SUMMARY_FACTS)?;
+    if !facts.is_empty() {
+        let (title, text) = summary_text(
+            &format!("{} {}", compression::PROJECT_SUMMARY, job.project),
+            &facts,
+        );
+        let m = Redacted::new(
+            NewMemory {
+                project: job.project.clone(),
+                kind: Kind::Summary,
+                mtype: MemoryType::Note,
+                title,
+                text,
+                host: "aletheia".into(),
+                session_id: None,
+                files: vec![],
+                pinned: false,
+                created_at: now,
+            },
+            redactor,
+        );
+        compression::upsert_project_summary(tx, &m, job.id, now)?;
+    }
+    Ok(report)
+}
+
+/// A summary's title (its lines joined, cut) and text (a heading, then one line per fact).
+fn summary_text(heading: &str, lines: &[String]) -> (String, String) {
+    let text = std::iter::once(heading.to_owned())
+        .chain(lines.iter().map(|l| format!("- {l}")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let title = cut_chars(
+        &text.replace('\n', " "),
+        crate::capture::adapter::HOOK_TITLE_CHARS,
+    );
+    (title, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_summary_lists_one_line_per_fact_and_its_title_is_cut() {
+        let (title, text) = summary_text(
+            "Session summary:",
+            &["shop service uses SQLite for storage".into()],
+        );
+        assert_eq!(
+            title,
+            "Session summary: - shop service uses SQLite for storage"
+        );
+        assert_eq!(
+            text,
+            "Session summary:\n- shop service uses SQLite for storage"
+        );
+        let many: Vec<String> = (0..20)
+            .map(|i| format!("service {i} uses port {i}"))
+            .collect();
+        let (title, _) = summary_text("Session summary:", &many);
+        assert!(title.ends_with('…') && title.chars().count() <= 101);
+    }
+
+    #[test]
+    fn a_models_fact_is_tied_to_the_piece_that_shares_its_words() {
+        let w = vec![
+            Piece {
+                memory_id: 1,
+                text: "Deploys go through staging.".into(),
+            },
+            Piece {
+                memory_id: 2,
+                text: "The billing worker stores invoices in Postgres.".into(),
+            },
+        ];
+        let fact = Candidate {
+            subject: "billing worker".into(),
+            predicate: "stores".into(),
+            object: "invoices in Postgres".into(),
+            valid_from: None,
+            confidence: 0.8,
+        };
+        assert_eq!(best_source(&w, &fact), 2);
+    }
+}

@@ -1,0 +1,1278 @@
+//! The rule extractor: facts from plain sentences, with no model.
+//!
+//! It is what runs when no model provider is configured, so it must never make memory worse.
+//! A wrong fact recalled into a later session costs more than a missing one, because the reader
+//! trusts it. So every stage is a filter that drops what it is unsure of, and a fact survives
+//! only as a short, declarative "subject verb object" sentence about how things are now.
+//!
+//! The pipeline:
+//!
+//! 1. Lines. Session text mixes prose with commands, compiler output, stack traces, diffs, logs,
+//!    code and configuration. Lines that look like any of those are dropped first, and they also
+//!    end the paragraph they interrupt, so a wrapped sentence is never glued to output.
+//! 2. Sentences. A paragraph is cut at `.`, `!`, `?` and `;` followed by a space, except after an
+//!    abbreviation ("e.g."); a period inside a token ("Node 22.4", "config.toml") never cuts.
+//! 3. Shape. A sentence is kept only when it states something: no question, instruction,
+//!    pronoun opening, condition, hedge, negation, plan, past event or comparison.
+//! 4. Verb. The first verb from a fixed list that is used as a verb splits the sentence into
+//!    subject and object.
+//! 5. Quality gate. Both sides must be short, concrete phrases without a second clause.
+//!
+//! The word lists are plain strings of space-separated words: they are read by people far more
+//! often than by the program, and a list per line keeps them short.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use regex_automata::meta::Regex;
+
+use super::Candidate;
+
+/// Confidence of a rule-extracted fact with a date, and without one.
+pub const DATED_CONFIDENCE: f64 = 0.55;
+pub const UNDATED_CONFIDENCE: f64 = 0.45;
+/// At most this many facts per window.
+pub const MAX_PER_WINDOW: usize = 5;
+
+/// Facts in one text (no per-window cap), in the order they appear.
+pub fn extract(text: &str) -> Vec<Candidate> {
+    paragraphs(text)
+        .iter()
+        .flat_map(|p| sentences(p))
+        .filter_map(fact)
+        .collect()
+}
+
+/// Facts in one window of texts: each text's facts in order, each fact once (same subject,
+/// predicate and object, ignoring case), the first [`MAX_PER_WINDOW`]; with the index of the
+/// text each came from.
+pub fn extract_window<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<(usize, Candidate)> {
+    let mut seen = HashSet::new();
+    texts
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, t)| extract(t).into_iter().map(move |c| (i, c)))
+        .filter(|(_, c)| {
+            seen.insert((
+                c.subject.to_lowercase(),
+                c.predicate.to_lowercase(),
+                c.object.to_lowercase(),
+            ))
+        })
+        .take(MAX_PER_WINDOW)
+        .collect()
+}
+
+// 1. Lines ------------------------------------------------------------------------------------
+
+/// Prose paragraphs, with every line that is not prose removed.
+///
+/// A line joins the previous one only when that one did not end a sentence and this one starts
+/// in lower case: a wrapped sentence. Anything else starts a new paragraph, because notes often
+/// put one statement per line without a final period.
+fn paragraphs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut in_fence = false;
+    let mut in_diff = false;
+    for raw in text.lines() {
+        let line = raw.trim();
+        let keep = if line.starts_with("```") || line.starts_with("~~~") {
+            in_fence = !in_fence;
+            None
+        } else if in_fence {
+            None
+        } else if is_diff_header(line) {
+            in_diff = true;
+            None
+        } else if in_diff && raw.starts_with([' ', '+', '-', '\\']) {
+            // Context lines of a hunk are file content, not statements made in the session.
+            None
+        } else {
+            in_diff = false;
+            prose(raw)
+        };
+        let Some((content, item)) = keep else {
+            out.extend(take(&mut current));
+            continue;
+        };
+        let open = !current.is_empty() && !current.ends_with(['.', '!', '?', ':']);
+        if item || !open || !content.starts_with(char::is_lowercase) {
+            out.extend(take(&mut current));
+        } else {
+            current.push(' ');
+        }
+        current.push_str(content);
+    }
+    out.extend(take(&mut current));
+    out
+}
+
+fn take(current: &mut String) -> Option<String> {
+    (!current.is_empty()).then(|| std::mem::take(current))
+}
+
+fn is_diff_header(line: &str) -> bool {
+    const HEADERS: &[&str] = &["diff --git ", "@@ ", "--- ", "+++ "];
+    let index = line.starts_with("index ") && line.contains("..");
+    (index || HEADERS.iter().any(|h| line.starts_with(h))) && !line.ends_with('.')
+}
+
+/// The prose in a line, without any list marker, and whether it was a list item; `None` when
+/// the line is anything but prose.
+fn prose(raw: &str) -> Option<(&str, bool)> {
+    let line = raw.trim();
+    // An indented line is code in Markdown and output in a pasted terminal.
+    if line.is_empty() || raw.starts_with('\t') || raw.starts_with("    ") {
+        return None;
+    }
+    let (line, item) = match strip_list_marker(line) {
+        Some(rest) => (rest, true),
+        None => (line, false),
+    };
+    // Headings, quotes, tables, diff lines, prompts, structured data, comments, emphasis.
+    if !line.starts_with(|c: char| c.is_alphanumeric() || c == '`') {
+        return None;
+    }
+    if LINE_NOISE.is_match(line) || looks_like_command(line) || looks_like_code(line) {
+        return None;
+    }
+    Some((strip_label(line)?, item))
+}
+
+fn strip_list_marker(line: &str) -> Option<&str> {
+    let rest = match line.strip_prefix("- ").or_else(|| line.strip_prefix("* ")) {
+        Some(rest) => rest,
+        None => {
+            let digits = line.find(|c: char| !c.is_ascii_digit())?;
+            if !(1..=3).contains(&digits) {
+                return None;
+            }
+            let tail = &line[digits..];
+            tail.strip_prefix(". ")
+                .or_else(|| tail.strip_prefix(") "))?
+        }
+    };
+    let rest = rest.trim_start();
+    let rest = ["[ ] ", "[x] ", "[X] "]
+        .iter()
+        .find_map(|b| rest.strip_prefix(b))
+        .unwrap_or(rest);
+    Some(rest.trim_start())
+}
+
+/// Labels of lines that are work to do or open questions, not statements.
+const TASK_LABELS: &str = "todo fixme xxx hack wip tbd q question questions idea ideas plan \
+    plans next goal goals maybe open";
+
+/// `Note: the API uses JWT.` keeps its sentence; `port: 8080` and `TODO: ...` are dropped.
+fn strip_label(line: &str) -> Option<&str> {
+    let Some((key, rest)) = line.split_once(':') else {
+        return Some(line);
+    };
+    if key.contains([' ', '`']) {
+        return Some(line);
+    }
+    let rest = rest.trim();
+    let is_label = !has(TASK_LABELS, &key.to_lowercase())
+        && key.starts_with(char::is_uppercase)
+        && key.chars().all(char::is_alphabetic)
+        && rest.split_whitespace().count() >= 3
+        && rest.starts_with(|c: char| c.is_alphabetic() || c == '`');
+    is_label.then_some(rest)
+}
+
+/// Terminal output, logs, errors and traces, recognised by their shape.
+static LINE_NOISE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        // Log lines: a timestamp first, an ISO timestamp anywhere, a clock time, a level.
+        r"^\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}",
+        r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}",
+        r"|\b\d{1,2}:\d{2}:\d{2}\b",
+        r"|\b(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL|PANIC|PASS|FAIL)\b",
+        r"|(?i:\[(trace|debug|info|warn|warning|error|fatal)\]|\blevel=)",
+        // Compiler, test runner and runtime output.
+        r"|(?i:^(error|warning|warn|fatal|panic|help|hint|caused by|traceback|exception",
+        r"|stack backtrace|npm err|err!|failed|failures|test result|compiling|finished",
+        r"|downloading|installing|collecting|successfully|running \d|ok|fail|passed)\b)",
+        r"|[A-Z][a-z]+(Error|Exception)\b|\b(Error|error)(\[|:)|panicked at",
+        r"|(?i:exit (code|status)|no such file|command not found|permission denied",
+        r"|segmentation fault|core dumped|stack trace)",
+        // A source location (`src/main.rs:42:5`, `line 12`) or a stack frame.
+        r"|[\w/.-]+\.[A-Za-z]\w*:\d+|(?i:\bline \d+\b)|^at\s+\S+\s*\(|^File \x22|^\d+:\s+\S*::",
+        r"|-->",
+        // A shell prompt: `user@host:~$`, `PS C:\>`.
+        r"|^[\w.-]+@[\w.-]+[:~]|^PS [A-Z]:|^[A-Z]:\\",
+        // A line that is one path or URL.
+        r"|^\S*(://|/|\\)\S*$",
+    ))
+    .expect("the line-noise pattern compiles")
+});
+
+/// Programs people type at a prompt.
+const COMMANDS: &str = "apt apt-get aws bash brew bun bundle cargo cat cd chmod chown cp curl \
+    deno docker dotnet echo env export find gcloud gem git go gradle grep head helm jq just \
+    kill kubectl less ls make mkdir mv mvn node npm npx pip pip3 pnpm poetry ps psql python \
+    python3 rg rm rustc rustup scp sed sh source sqlite3 ssh sudo systemctl tail tar terraform \
+    touch uv vim wget yarn zsh";
+
+/// A command line: a pipe or redirect, an environment assignment before a program, or a
+/// program's name in lower case followed by a flag, a path or no sentence end. "git stores
+/// objects by hash." stays a sentence.
+fn looks_like_command(line: &str) -> bool {
+    const OPERATORS: &[&str] = &["&&", "||", " | ", "2>&1", " > ", " >> "];
+    if OPERATORS.iter().any(|p| line.contains(p)) {
+        return true;
+    }
+    let mut words = line.split_whitespace();
+    let mut first = words.next().unwrap_or("");
+    while first.contains('=') && first.starts_with(char::is_uppercase) {
+        first = words.next().unwrap_or("");
+    }
+    has(COMMANDS, first) && (!line.ends_with('.') || line.contains(" -") || line.contains('/'))
+}
+
+fn looks_like_code(line: &str) -> bool {
+    const STARTS: &[&str] = &[
+        "fn ",
+        "pub ",
+        "let ",
+        "const ",
+        "var ",
+        "def ",
+        "class ",
+        "import ",
+        "from ",
+        "use ",
+        "return ",
+        "assert ",
+        "impl ",
+        "struct ",
+        "enum ",
+        "func ",
+        "function ",
+        "package ",
+        "#include",
+        "SELECT ",
+        "INSERT ",
+        "UPDATE ",
+        "DELETE ",
+        "CREATE ",
+        "ALTER ",
+        "FROM ",
+        "RUN ",
+        "COPY ",
+        "ENV ",
+        "CMD ",
+        "ENTRYPOINT ",
+        "WORKDIR ",
+        "EXPOSE ",
+        "ARG ",
+    ];
+    const MARKS: &[&str] = &["::", "->", "=>", "==", "!=", "();", " = ", "</", "/>"];
+    STARTS
+        .iter()
+        .any(|s| line.starts_with(s) && !line.ends_with('.'))
+        || MARKS.iter().any(|m| line.contains(m))
+        || line.ends_with(['{', '}', ';', '(', ')', '['])
+}
+
+// 2. Sentences --------------------------------------------------------------------------------
+
+/// Words whose period belongs to the word rather than ending the sentence.
+const ABBREVIATIONS: &str = "e.g. i.e. etc. vs. cf. approx. incl. esp. fig. no. dr. mr. mrs. \
+    ms. st. jr. inc. ltd. co. al. ca. resp. min. max.";
+
+/// Sentences and `;`-separated clauses of a paragraph, in order.
+fn sentences(paragraph: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut in_code = false;
+    let mut chars = paragraph.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '`' {
+            in_code = !in_code;
+        }
+        if in_code || !matches!(c, '.' | '!' | '?' | ';') {
+            continue;
+        }
+        // "22.4", "config.toml": a period inside a token never ends a sentence.
+        let next = chars.peek().map(|&(_, c)| c);
+        if next.is_some_and(|c| !c.is_whitespace()) {
+            continue;
+        }
+        let end = i + c.len_utf8();
+        if c == '.' && next.is_some() {
+            let word = paragraph[start..end]
+                .rsplit(char::is_whitespace)
+                .next()
+                .unwrap_or("")
+                .to_lowercase();
+            // An initial ("v. 3"), or a lower-case word after the period, means the period
+            // was an abbreviation's.
+            let after = paragraph[end..].trim_start();
+            let initial = word.chars().count() == 2 && word.starts_with(char::is_alphabetic);
+            if has(ABBREVIATIONS, &word) || initial || after.starts_with(char::is_lowercase) {
+                continue;
+            }
+        }
+        out.push(paragraph[start..end].trim());
+        start = end;
+    }
+    out.push(paragraph[start..].trim());
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+// 3. Shape ------------------------------------------------------------------------------------
+
+fn has(list: &str, word: &str) -> bool {
+    list.split_whitespace().any(|w| w == word)
+}
+
+/// Words that stand for something said elsewhere; a fact must name what it is about.
+const PRONOUNS: &str = "it its it's this that these those they them we i i'm you he she there \
+    there's here here's our my your their his her one what which who that's they're we're \
+    you're us me him itself themselves";
+
+/// Pronouns an object may hold: they point back at the subject ("reads its configuration").
+const OBJECT_PRONOUNS: &str = "its their one";
+
+/// Openings of instructions that no subject can follow.
+const INSTRUCTIONS: &str = "please always never don't do let's let make ensure remember avoid \
+    try consider note be feel go see double-check";
+
+/// Base-form verbs. First in a sentence they give an order ("Store uploads in the bucket"),
+/// unless the next word is the subject's head noun and the verb follows it ("Commit messages
+/// must ...", "Cache keys are ...").
+const BASE_VERBS: &str = "add remove set check install update change fix create delete build \
+    open close write read put move rename replace restart stop start configure enable disable \
+    import export deploy test verify look apply bump prefer push pull commit merge rebase revert \
+    upgrade downgrade drop clear reset wrap split refactor document mark tag skip ignore include \
+    exclude switch convert generate print list show find search get fetch load save pass give \
+    take copy edit modify patch clean format lint click select choose pick wait retry kill keep \
+    use run store cache call send pin handle expose serve target support require need log return \
+    define declare implement register wire mock stub rotate";
+
+/// Openings of clauses that qualify the sentence or hang it on something said before.
+const OPENERS: &str = "if when whenever unless although though because while once after \
+    before until since as so but and or then however otherwise yet whether where how why thus \
+    hence instead also even only just actually basically anyway well ok okay yes no sure thanks \
+    great nice hmm oh hi hello sorry from to for with in on at by into of about like unlike per \
+    via during within without across between under over against provided providing assuming \
+    given suppose supposing whatever whoever";
+
+/// Words that make a sentence unsure, negative, future, past, relative, evaluative or
+/// personal: each means it does not state a plain present fact.
+const DISQUALIFIERS: &str = concat!(
+    // Hedges.
+    "might may maybe probably possibly perhaps could should would can seems seem seemed appears \
+     appear likely unlikely unclear guess think believe suppose assume apparently presumably \
+     usually often sometimes typically generally mostly rarely occasionally kinda sorta somehow \
+     roughly supposedly supposed hopefully ideally arguably ought ",
+    // Negation.
+    "not no never none nothing nobody neither nor cannot nowhere anymore ",
+    // Plans and the future.
+    "will shall going gonna plan plans planned planning soon later eventually tomorrow next \
+     upcoming todo tbd intend intends want wants wanted hope propose proposed proposal someday \
+     wish ",
+    // Past events and moments that pass.
+    "was were had did been yesterday ago earlier previously formerly last recently originally \
+     today tonight morning afternoon evening ",
+    // Evaluation and degree.
+    "better worse best worst love hate like prefer prefers very quite really fairly somewhat \
+     extremely slightly totally incredibly super bit too much ",
+    // Vague amounts.
+    "etc various several stuff things whatever somewhere something anything everything ",
+    // The speaker and the listener.
+    "i i'm i've i'd me my we we're we've our us you your you're",
+);
+
+/// Word endings that hide a negation, a modal or a person ("doesn't", "it'll", "we'd").
+const DISQUALIFYING_SUFFIXES: &[&str] = &["n't", "'ll", "'d", "'ve", "'re", "'m"];
+
+/// Comparisons, which an object may not make. A subject may be qualified by one ("Uploads
+/// larger than 5 GB must use multipart transfer"), an object that compares is an opinion.
+const COMPARATIVES: &str = "than more less fewer faster slower bigger smaller larger cheaper \
+    easier harder simpler twice half";
+
+/// Past-tense openings of change logs ("Fixed the parser", "Switched to Postgres").
+const PAST_OPENINGS: &str = "fixed added removed changed updated switched moved replaced renamed \
+    deleted refactored reverted merged deployed bumped upgraded downgraded migrated implemented \
+    created wrote ran tried found noticed saw made broke got turned figured decided agreed \
+    started finished dropped introduced rewrote ported cleaned regenerated";
+
+/// Whole-sentence checks, before looking for a verb.
+fn shape_ok(words: &[Word]) -> bool {
+    let first = &words[0];
+    // "It's", "That's": a pronoun with its verb attached.
+    let bare = first.key.trim_end_matches("'s");
+    if !first.is_code() && has(PRONOUNS, bare)
+        || first.is(INSTRUCTIONS)
+        || first.is(OPENERS)
+        || first.is(PAST_OPENINGS)
+        || first.is(VAGUE_QUANTIFIERS)
+    {
+        return false;
+    }
+    if !first.is_code() && !first.text.starts_with(char::is_alphabetic) {
+        return false;
+    }
+    let plain = || words.iter().filter(|w| !w.is_code());
+    let disqualified = plain().any(|w| {
+        w.is(DISQUALIFIERS)
+            || DISQUALIFYING_SUFFIXES.iter().any(|x| w.key.ends_with(x))
+            // Code and markup outside backticks, quoted fragments, e-mail addresses.
+            || w.text.contains(CODE_CHARS)
+            || w.text.contains("::")
+            || w.text.starts_with('\'')
+            || w.text.ends_with('\'')
+    });
+    // "used to" is a past habit; a colon inside a sentence introduces a list or a quote.
+    let used_to = words
+        .windows(2)
+        .any(|p| p[0].key == "used" && p[1].key == "to");
+    let inner_colon = plain().take(words.len() - 1).any(|w| w.text.ends_with(':'));
+    !(disqualified || used_to || inner_colon)
+}
+
+const CODE_CHARS: &[char] = &[
+    '=', '<', '>', '|', '\\', '$', '@', '*', '#', '~', '^', '`', '(', ')', '{', '}', '[', ']', ';',
+];
+
+// 4. Verb -------------------------------------------------------------------------------------
+
+/// A verb the extractor understands: its singular and plural forms, and the preposition that
+/// belongs to it when it comes right after.
+struct Verb {
+    singular: &'static str,
+    plural: &'static str,
+    particle: Option<&'static str>,
+}
+
+const fn verb(
+    singular: &'static str,
+    plural: &'static str,
+    particle: Option<&'static str>,
+) -> Verb {
+    Verb {
+        singular,
+        plural,
+        particle,
+    }
+}
+
+/// With the preposition first, so that "runs on" wins over "runs". "depends", "listens" and
+/// "defaults" only count with theirs: alone they mean something else.
+const VERBS: &[Verb] = &[
+    verb("depends", "depend", Some("on")),
+    verb("listens", "listen", Some("on")),
+    verb("defaults", "default", Some("to")),
+    verb("runs", "run", Some("on")),
+    verb("writes", "write", Some("to")),
+    verb("reads", "read", Some("from")),
+    verb("uses", "use", None),
+    verb("is", "are", None),
+    verb("requires", "require", None),
+    verb("stores", "store", None),
+    verb("must", "must", None),
+    verb("runs", "run", None),
+    verb("writes", "write", None),
+    verb("reads", "read", None),
+    verb("targets", "target", None),
+    verb("supports", "support", None),
+    verb("has", "have", None),
+    verb("keeps", "keep", None),
+    verb("caches", "cache", None),
+    verb("calls", "call", None),
+    verb("sends", "send", None),
+    verb("needs", "need", None),
+    verb("owns", "own", None),
+    verb("contains", "contain", None),
+    verb("handles", "handle", None),
+    verb("exposes", "expose", None),
+    verb("serves", "serve", None),
+    verb("pins", "pin", None),
+    verb("expects", "expect", None),
+];
+
+/// Finite verbs and auxiliaries. One right after a candidate verb shows that the candidate was
+/// a noun: "API calls use", "Build caches are".
+const FINITE: &str = "is are was were has have had must can could will would should may might \
+    does do did uses requires stores runs depends listens defaults writes reads targets supports \
+    keeps caches calls sends needs owns contains handles exposes serves pins expects returns \
+    gets sets makes takes loads saves creates builds checks retries starts stops works fails \
+    passes lives";
+
+/// Verb forms that are as often plural nouns: "calls", "runs", "stores", "handles".
+const PLURAL_NOUNS: &str = "uses runs stores caches calls handles reads writes targets pins \
+    keeps supports";
+
+/// Verbs that are rarely nouns: one inside a subject or an object means a second clause.
+const CLAUSE_VERBS: &str = "is are was were has had must can could will would should may might \
+    does did uses requires depends listens defaults contains exposes serves expects needs owns \
+    lives fails means becomes gets makes takes goes says knows lets";
+
+/// Words that open a clause inside a phrase.
+const CLAUSE_WORDS: &str = "which who whom whose where when whenever if because so although \
+    though while whereas unless until but since what how why whether once that";
+
+/// Words that, right before a candidate verb, make it a noun ("the cache stores", "each run
+/// uses", "the number of calls is").
+const NOUN_MARKERS: &str = "the a an this that these those each every any some no its their \
+    our your my his her all both one per another other which whose of for to in on with by from \
+    and or";
+
+/// Participles after "has" that make a past event ("has changed", "has been").
+const PARTICIPLES: &str = "been gone done become made taken broken written seen given begun \
+    grown shown got gotten had run come fallen left lost put set found kept built sent";
+
+/// Where a verb was found: its first word, how many words it spans, and whether the form was
+/// plural ("require", "are").
+struct Found {
+    at: usize,
+    len: usize,
+    plural: bool,
+}
+
+/// The first listed verb used as a verb, or `None` when there is none or it cannot be told
+/// from a noun.
+fn find_verb(words: &[Word]) -> Option<Found> {
+    for at in 1..words.len() {
+        let w = &words[at];
+        if w.is_code() || words[at - 1].is(NOUN_MARKERS) {
+            continue;
+        }
+        let Some((verb, plural)) = listed(words, at) else {
+            continue;
+        };
+        if verb.particle.is_none() && has("depends depend listens listen defaults default", &w.key)
+        {
+            continue;
+        }
+        let len = 1 + usize::from(verb.particle.is_some());
+        if w.is("is are must has") {
+            return Some(Found { at, len, plural });
+        }
+        let next = words.get(at + len);
+        if next.is_some_and(|n| n.is(FINITE)) {
+            continue;
+        }
+        // "API calls use the wrapper" against "The API uses cache headers": a base form right
+        // after an -s form that is also a plural noun leaves open which is the verb, unless a
+        // determiner follows it.
+        let base_next = listed(words, at + len).is_some_and(|(_, p)| p);
+        if w.is(PLURAL_NOUNS) && base_next {
+            if words.get(at + len + 1).is_some_and(|t| t.is(NOUN_MARKERS)) {
+                continue;
+            }
+            return None;
+        }
+        return Some(Found { at, len, plural });
+    }
+    None
+}
+
+/// The listed verb whose form is the word at `at`, and whether the form is plural.
+fn listed(words: &[Word], at: usize) -> Option<(&'static Verb, bool)> {
+    let w = words.get(at)?;
+    if w.is_code() {
+        return None;
+    }
+    VERBS.iter().find_map(|v| {
+        let particle_ok = v
+            .particle
+            .is_none_or(|p| words.get(at + 1).is_some_and(|n| n.key == p));
+        if !particle_ok {
+            None
+        } else if w.key == v.singular {
+            Some((v, false))
+        } else if w.key == v.plural {
+            Some((v, true))
+        } else {
+            None
+        }
+    })
+}
+
+/// A plural verb needs a plural subject; otherwise the "verb" was a noun ("Test run").
+/// The head noun is the last word before any preposition: "All timestamps in the API are".
+fn plural_subject(subject: &[Word]) -> bool {
+    if subject.iter().any(|w| w.is("and both all")) {
+        return true;
+    }
+    let Some(head) = head(subject) else {
+        return false;
+    };
+    let head = head.key.as_str();
+    head.len() > 2 && head.ends_with('s') && !head.ends_with("ss") && !head.ends_with("us")
+}
+
+/// The head noun of a subject: its last word before any preposition ("timestamps" in "All
+/// timestamps in the API").
+fn head<'w, 'a>(subject: &'w [Word<'a>]) -> Option<&'w Word<'a>> {
+    let before = subject.iter().take_while(|w| !w.is(PREPOSITIONS)).count();
+    subject.get(before.max(1) - 1)
+}
+
+const PREPOSITIONS: &str = "of in on at for with from to by under over per via into about";
+
+/// What may follow the verb: not a progressive ("is running"), a perfect ("has changed"), an
+/// infinitive ("needs to", "is to") or a "that" clause.
+fn verb_follow_ok(predicate: &str, object: &[Word]) -> bool {
+    let Some(next) = object.first() else {
+        return false;
+    };
+    let key = next.key.as_str();
+    if key == "to" || key == "that" {
+        return false;
+    }
+    match predicate {
+        // "is about the parser" gives a topic, not a fact.
+        "is" | "are" => {
+            let judged = object
+                .iter()
+                .find(|w| !w.is("the a an") && !w.is(SOFT_ADVERBS))
+                .is_some_and(|w| w.is(EVALUATIVE));
+            let progressive = key.ends_with("ing") && !next.is("string thing spring");
+            !(progressive || judged || key == "about")
+        }
+        "has" | "have" => !perfect(object),
+        "must" => !(key == "have" && perfect(&object[1..])),
+        _ => true,
+    }
+}
+
+/// Whether a phrase after "has" opens with a participle: "has changed", "must have been".
+fn perfect(rest: &[Word]) -> bool {
+    rest.first()
+        .is_some_and(|w| w.is(PARTICIPLES) || w.key.len() > 4 && w.key.ends_with("ed"))
+}
+
+// 5. Quality gate -----------------------------------------------------------------------------
+
+/// Subjects too generic to be worth remembering ("The user is happy", "The result is good").
+const GENERIC_SUBJECTS: &str = "user users customer customers answer code result results thing \
+    problem problems issue issues fix solution idea approach question output response reply \
+    message change changes task goal plan step option way point reason part rest case other \
+    others everyone everybody someone somebody team person people work error bug all both each \
+    either first second latter former same above below following default current new old \
+    situation state status version example file files function method value number name list \
+    info information time context setup reviewer manager boss";
+
+/// Subjects about life around the project rather than the project: any word of the subject.
+const OFF_TOPIC: &str = "weather lunch dinner breakfast coffee meeting meetings vacation weekend \
+    holiday deadline office birthday party";
+
+/// Quantifiers that make a subject vague ("Some tests require Docker").
+const VAGUE_QUANTIFIERS: &str = "some many most few several various certain other any such much \
+    lots plenty";
+
+/// Objects that say nothing a later session could use, once articles and adverbs like "now"
+/// are set aside.
+const VAGUE_OBJECTS: &str = "thing everything something anything nothing true false case set \
+    same different problem issue bug option way answer idea key up down on off back gone \
+    present absent enough lot lots yes";
+
+/// Judgements and passing states. As the first word after "is" they make the sentence an
+/// opinion or news ("is happy with the demo", "is broken again", "is ready for review").
+const EVALUATIVE: &str = "done fine good ok okay great bad nice cool awesome perfect ready \
+    working broken correct wrong right important necessary needed required possible impossible \
+    clear unclear weird strange odd interesting annoying confusing slow fast easy hard tricky \
+    simple complicated complex messy happy sad sure fixed resolved merged finished complete \
+    completed green red passing failing stuck huge big small fun useful helpful mess pain fault \
+    crucial critical essential obvious trivial ugly beautiful flaky stable unstable buggy \
+    missing tight loose busy late early hot cold warm cheap expensive tired terrible horrible \
+    amazing excellent poor lovely boring exciting urgent overdue outdated stale wip blocked idle \
+    offline online healthy unhealthy";
+
+/// Heads of subjects that name a diagnosis or a step of the conversation rather than a part of
+/// the project ("The root cause is ...", "The build error is ...").
+const DIAGNOSES: &str = "cause culprit reason problem issue bug error fix solution workaround \
+    answer result question idea plan goal task";
+
+/// Adverbs next to the verb that do not change the fact ("The API also uses JWT").
+const SOFT_ADVERBS: &str = "also still now currently always already only";
+
+/// Openings that frame a sentence without changing its fact.
+const SOFT_OPENINGS: &[&str] = &[
+    "also,",
+    "currently,",
+    "now,",
+    "note that",
+    "by default,",
+    "for reference,",
+    "in practice,",
+];
+
+/// Words that leave a phrase unfinished when they end it.
+const DANGLING: &str = "the a an and or but of to in on at by for with from into onto as than \
+    that which who whose where when if because so while each every all some any both either its \
+    their this these those via per about like such also then";
+
+fn subject_ok(subject: &[Word]) -> bool {
+    let (Some(first), Some(last)) = (subject.first(), subject.last()) else {
+        return false;
+    };
+    if subject.len() > 6
+        || last.is(DANGLING)
+        || first.is(VAGUE_QUANTIFIERS)
+        || first.is(PRONOUNS)
+        || subject.len() == 1 && first.is(NOUN_MARKERS)
+        || !first.is_code() && !first.text.starts_with(char::is_alphabetic)
+        || has(GENERIC_SUBJECTS, &phrase_key(subject))
+        || head(subject).is_some_and(|w| w.is(DIAGNOSES))
+    {
+        return false;
+    }
+    subject.iter().all(|w| {
+        w.is_code()
+            || !(w.text.contains(',')
+                || w.is(CLAUSE_WORDS)
+                || w.is(PAST_OPENINGS)
+                || w.is(CLAUSE_VERBS)
+                || w.is(OFF_TOPIC)
+                || w.is(PRONOUNS) && !w.is(OBJECT_PRONOUNS))
+    })
+}
+
+fn object_ok(object: &[Word]) -> bool {
+    let (Some(first), Some(last)) = (object.first(), object.last()) else {
+        return false;
+    };
+    if object.len() > 15 || last.is(DANGLING) {
+        return false;
+    }
+    let core: Vec<&Word> = strip_article(object)
+        .iter()
+        .filter(|w| !w.is(SOFT_ADVERBS))
+        .collect();
+    let core_key = core
+        .iter()
+        .map(|w| w.key.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if core.is_empty() || has(VAGUE_OBJECTS, &core_key) || first.is(CLAUSE_WORDS) {
+        return false;
+    }
+    // "twice as fast as the old one".
+    let as_as = object.iter().filter(|w| w.key == "as").count() >= 2;
+    // A second verb or a clause runs two statements together, or qualifies this one; a pronoun
+    // points at something only the conversation knew.
+    !as_as
+        && object.iter().all(|w| {
+            w.is_code()
+                || !(w.is(CLAUSE_WORDS)
+                    || w.is(CLAUSE_VERBS)
+                    || w.is(COMPARATIVES)
+                    || w.is(PRONOUNS) && !w.is(OBJECT_PRONOUNS))
+        })
+}
+
+// One sentence --------------------------------------------------------------------------------
+
+/// A word of the sentence: its text as written, and a lower-case key for the word lists without
+/// the punctuation around it. A backtick span is one word, so a name with spaces or symbols in
+/// it stays whole and is never mistaken for a listed word.
+struct Word<'a> {
+    text: &'a str,
+    key: String,
+}
+
+impl Word<'_> {
+    fn is(&self, list: &str) -> bool {
+        !self.is_code() && has(list, &self.key)
+    }
+
+    fn is_code(&self) -> bool {
+        self.text.starts_with('`')
+    }
+}
+
+/// The words of a sentence, or `None` when a backtick is left open: the sentence was cut
+/// inside code.
+fn words(s: &str) -> Option<Vec<Word<'_>>> {
+    let mut out = Vec::new();
+    let mut rest = s.trim_start();
+    while !rest.is_empty() {
+        let len = if let Some(code) = rest.strip_prefix('`') {
+            let close = code.find('`')? + 2;
+            close
+                + rest[close..]
+                    .find(char::is_whitespace)
+                    .unwrap_or(rest.len() - close)
+        } else {
+            rest.find(char::is_whitespace).unwrap_or(rest.len())
+        };
+        let text = &rest[..len];
+        let key = text
+            .trim_matches(|c: char| matches!(c, ',' | ':' | '.'))
+            .replace('\u{2019}', "'")
+            .to_lowercase();
+        out.push(Word { text, key });
+        rest = rest[len..].trim_start();
+    }
+    Some(out)
+}
+
+fn phrase_key(words: &[Word]) -> String {
+    words
+        .iter()
+        .map(|w| w.key.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn strip_article<'w, 'a>(words: &'w [Word<'a>]) -> &'w [Word<'a>] {
+    match words.split_first() {
+        Some((first, rest)) if first.is("the a an") => rest,
+        _ => words,
+    }
+}
+
+/// Words as written, without backticks.
+fn render(words: &[Word]) -> String {
+    words
+        .iter()
+        .map(|w| w.text)
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('`', "")
+}
+
+fn fact(sentence: &str) -> Option<Candidate> {
+    if sentence.ends_with('!') || sentence.contains(['?', '"', '\u{201c}', '\u{201d}']) {
+        return None;
+    }
+    let s = sentence
+        .strip_suffix(['.', ';'])
+        .unwrap_or(sentence)
+        .trim_end();
+    if s.ends_with(['.', ',', ':', ';']) {
+        return None;
+    }
+    let (s, valid_from) = dated(s);
+    let words = words(strip_soft_opening(s))?;
+    if !(3..=30).contains(&words.len()) || !shape_ok(&words) {
+        return None;
+    }
+    let found = find_verb(&words)?;
+    let first = &words[0];
+    // "Make sure the worker uses ..." orders; "Commit messages must ..." is a noun phrase.
+    if first.is(BASE_VERBS) && (found.at > 2 || words[1].is(NOUN_MARKERS)) {
+        return None;
+    }
+    let end = found.at + found.len;
+    let mut subject = &words[..found.at];
+    while let Some((last, rest)) = subject.split_last()
+        && last.is(SOFT_ADVERBS)
+    {
+        subject = rest;
+    }
+    let object = &words[end..];
+    if found.plural && !plural_subject(subject) {
+        return None;
+    }
+    let predicate = phrase_key(&words[found.at..end]);
+    let subject = strip_article(subject);
+    if !verb_follow_ok(&predicate, object) || !subject_ok(subject) || !object_ok(object) {
+        return None;
+    }
+    Some(Candidate {
+        subject: render(subject),
+        predicate,
+        object: render(object),
+        valid_from,
+        confidence: if valid_from.is_some() {
+            DATED_CONFIDENCE
+        } else {
+            UNDATED_CONFIDENCE
+        },
+    })
+}
+
+fn strip_soft_opening(s: &str) -> &str {
+    SOFT_OPENINGS
+        .iter()
+        .find_map(|opening| {
+            let head = s.get(..opening.len())?;
+            let rest = s[opening.len()..].strip_prefix(' ')?;
+            head.eq_ignore_ascii_case(opening).then_some(rest)
+        })
+        .unwrap_or(s)
+}
+
+// Dates ---------------------------------------------------------------------------------------
+
+/// Phrases that say when a fact started, before an ISO date: "Since 2026-03-01, ...".
+const DATE_OPENINGS: &[&str] = &[
+    "starting from",
+    "starting on",
+    "beginning on",
+    "starting",
+    "beginning",
+    "effective",
+    "since",
+    "as of",
+    "from",
+    "on",
+];
+
+/// The sentence without its date phrase, and the date as epoch milliseconds at 00:00 UTC.
+///
+/// A sentence that opens with "Since" or "As of" without an ISO date ("Since the upgrade, ...")
+/// keeps its opening and is then dropped as a qualified sentence: when it holds from depends on
+/// when it was said.
+fn dated(s: &str) -> (&str, Option<i64>) {
+    match leading_date(s).or_else(|| trailing_date(s)) {
+        Some((rest, ms)) => (rest, Some(ms)),
+        None => (s, None),
+    }
+}
+
+fn leading_date(s: &str) -> Option<(&str, i64)> {
+    let lower = s.to_ascii_lowercase();
+    let opening = DATE_OPENINGS
+        .iter()
+        .find(|o| lower.starts_with(*o) && lower[o.len()..].starts_with(' '))?;
+    let at = opening.len() + 1;
+    let ms = iso_date(s.get(at..at + 10)?)?;
+    let mut rest = &s[at + 10..];
+    if let Some(after) = [" onwards", " onward", " on"]
+        .iter()
+        .find_map(|t| strip_word_prefix(rest, t))
+    {
+        rest = after;
+    }
+    let rest = rest.strip_prefix(',').unwrap_or(rest);
+    rest.starts_with(' ').then(|| (rest.trim_start(), ms))
+}
+
+/// `rest` without `word` at its start, when `word` is whole there.
+fn strip_word_prefix<'a>(rest: &'a str, word: &str) -> Option<&'a str> {
+    let head = rest.get(..word.len())?;
+    let after = &rest[word.len()..];
+    (head.eq_ignore_ascii_case(word) && !after.starts_with(char::is_alphanumeric)).then_some(after)
+}
+
+/// "The API uses v2 since 2026-03-01": the same phrase at the end.
+fn trailing_date(s: &str) -> Option<(&str, i64)> {
+    let at = s.len().checked_sub(10)?;
+    let ms = iso_date(s.get(at..)?)?;
+    let head = s[..at].trim_end().to_ascii_lowercase();
+    ["since", "as of", "starting", "starting on", "effective"]
+        .iter()
+        .find_map(|o| {
+            let before = head.strip_suffix(o)?;
+            before.ends_with([' ', ',']).then(|| {
+                let rest = s[..before.len()].trim_end();
+                (rest.strip_suffix(',').unwrap_or(rest), ms)
+            })
+        })
+}
+
+fn iso_date(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    let shape = b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if !shape {
+        return None;
+    }
+    let date: Date = s.parse().ok()?;
+    let midnight = date.to_zoned_datetime(TimeZone::UTC).ok()?;
+    Some(midnight.timestamp().as_millisecond())
+}
+
+#[cfg(test)]
+mod tests {
+    use rstest::rstest;
+
+    use super::*;
+
+    fn triples(text: &str) -> Vec<(String, String, String)> {
+        extract(text)
+            .into_iter()
+            .map(|c| (c.subject, c.predicate, c.object))
+            .collect()
+    }
+
+    fn triple(s: &str, p: &str, o: &str) -> (String, String, String) {
+        (s.to_string(), p.to_string(), o.to_string())
+    }
+
+    fn midnight_utc(date: &str) -> i64 {
+        let date: Date = date.parse().unwrap();
+        date.to_zoned_datetime(TimeZone::UTC)
+            .unwrap()
+            .timestamp()
+            .as_millisecond()
+    }
+
+    #[rstest]
+    #[case(
+        "The spool writer uses an exclusive file lock.",
+        "spool writer",
+        "uses",
+        "an exclusive file lock"
+    )]
+    #[case(
+        "Every migration must be reversible.",
+        "Every migration",
+        "must",
+        "be reversible"
+    )]
+    #[case("The hub listens on port 7443.", "hub", "listens on", "port 7443")]
+    #[case(
+        "The exporter writes to the archive bucket.",
+        "exporter",
+        "writes to",
+        "the archive bucket"
+    )]
+    #[case(
+        "The exporter writes CSV reports to the archive bucket.",
+        "exporter",
+        "writes",
+        "CSV reports to the archive bucket"
+    )]
+    #[case(
+        "The `store` module owns every SQL statement.",
+        "store module",
+        "owns",
+        "every SQL statement"
+    )]
+    #[case(
+        "Cache keys are SHA-256 hashes of the request body.",
+        "Cache keys",
+        "are",
+        "SHA-256 hashes of the request body"
+    )]
+    #[case(
+        "Outbound calls use the retry wrapper.",
+        "Outbound calls",
+        "use",
+        "the retry wrapper"
+    )]
+    #[case(
+        "The nightly run uses a fresh database.",
+        "nightly run",
+        "uses",
+        "a fresh database"
+    )]
+    #[case(
+        "The parser also requires UTF-8 input.",
+        "parser",
+        "requires",
+        "UTF-8 input"
+    )]
+    fn keeps_a_plain_fact(#[case] text: &str, #[case] s: &str, #[case] p: &str, #[case] o: &str) {
+        assert_eq!(triples(text), vec![triple(s, p, o)]);
+    }
+
+    #[rstest]
+    #[case::pronoun("It stores the token in the keychain.")]
+    #[case::pronoun_possessive("Our worker uses Redis for locks.")]
+    #[case::there("There is a lock table in the schema.")]
+    #[case::imperative("Use the release profile for benchmarks.")]
+    #[case::imperative_with_subject("Make sure the worker uses the new queue.")]
+    #[case::imperative_adverb("Always run the linter before pushing.")]
+    #[case::question("Does the worker use Redis?")]
+    #[case::tag_question("The worker uses Redis, right?")]
+    #[case::hedge("The worker probably uses Redis.")]
+    #[case::opinion("I think the worker uses Redis.")]
+    #[case::modal("The worker should use Redis.")]
+    #[case::negation("The worker does not use Redis.")]
+    #[case::no_longer("The worker no longer uses Redis.")]
+    #[case::contraction("The worker doesn't use Redis.")]
+    #[case::future("The worker will use Redis after the upgrade.")]
+    #[case::progressive("The migration is running on the replica.")]
+    #[case::past("The worker was Redis-backed until March.")]
+    #[case::change_log("Switched the worker to Redis.")]
+    #[case::perfect("The API has changed its error format.")]
+    #[case::comparative("Redis is faster than Postgres for hot keys.")]
+    #[case::vague("Everything is fine.")]
+    #[case::judgement("The build is broken again.")]
+    #[case::generic_subject("The user is happy.")]
+    #[case::condition("If the queue is full, the worker uses the spool.")]
+    #[case::scoped("In production, the worker uses Redis.")]
+    #[case::two_clauses("The API uses REST and the worker uses gRPC.")]
+    #[case::relative_clause("The database is Postgres, which the ops team manages.")]
+    #[case::undated_since("Since the upgrade, the worker uses Redis.")]
+    fn drops_a_sentence_that_is_not_a_plain_fact(#[case] text: &str) {
+        assert_eq!(triples(text), vec![]);
+    }
+
+    #[rstest]
+    #[case::diff_added("+The worker uses Redis for locks.")]
+    #[case::diff_removed("-The worker uses Redis for locks.")]
+    #[case::diff_hunk(
+        "@@ -1,3 +1,3 @@\n The worker uses Redis.\n-The API uses REST.\n+The API uses gRPC."
+    )]
+    #[case::compiler_error("error: the worker uses an unknown queue name")]
+    #[case::exception("TypeError: the worker uses an undefined queue")]
+    #[case::stack_frame("    at Worker.run (/app/src/worker.js:12:9)")]
+    #[case::source_location("src/worker.rs:42:5: the worker uses a stale lock")]
+    #[case::log_timestamp("2026-03-01T10:00:00Z the worker uses 2 GB of memory")]
+    #[case::log_level("[WARN] the cache uses 90% of memory")]
+    #[case::log_level_word("INFO worker uses queue jobs-v2")]
+    #[case::shell_prompt("$ cargo run --bin worker")]
+    #[case::shell_command("docker compose up -d worker")]
+    #[case::shell_pipe("echo the worker uses Redis | tee notes.txt")]
+    #[case::code("let worker = Worker::uses(redis);")]
+    #[case::config("queue: redis")]
+    #[case::heading("## The worker uses Redis")]
+    #[case::fenced_code("```\nThe worker uses Redis.\n```")]
+    #[case::task("TODO: the worker uses too much memory")]
+    fn drops_a_line_that_is_not_prose(#[case] text: &str) {
+        assert_eq!(triples(text), vec![]);
+    }
+
+    #[test]
+    fn periods_inside_versions_file_names_and_abbreviations_do_not_end_a_sentence() {
+        assert_eq!(
+            triples("The image uses Node 22.4. The API requires Python 3.12."),
+            vec![
+                triple("image", "uses", "Node 22.4"),
+                triple("API", "requires", "Python 3.12"),
+            ]
+        );
+        assert_eq!(
+            triples("The loader reads config.toml at startup. The tests use fixtures.json."),
+            vec![
+                triple("loader", "reads", "config.toml at startup"),
+                triple("tests", "use", "fixtures.json"),
+            ]
+        );
+        assert_eq!(
+            triples("The CLI supports two formats, e.g. JSON and TOML."),
+            vec![triple("CLI", "supports", "two formats, e.g. JSON and TOML")]
+        );
+    }
+
+    #[test]
+    fn a_wrapped_line_joins_its_sentence_and_a_new_line_starts_a_new_one() {
+        assert_eq!(
+            triples("The hook keeps a lease on each job\nand renews it every ten seconds."),
+            vec![],
+            "the wrapped sentence refers back with \"it\" and is dropped whole"
+        );
+        assert_eq!(
+            triples("The spool lives on local disk\nThe server listens on port 7777"),
+            vec![triple("server", "listens on", "port 7777")]
+        );
+        assert_eq!(
+            triples("- The queue uses Redis\n- The cache uses Memcached"),
+            vec![
+                triple("queue", "uses", "Redis"),
+                triple("cache", "uses", "Memcached"),
+            ]
+        );
+    }
+
+    #[test]
+    fn noise_lines_around_a_fact_leave_the_fact() {
+        let text = "$ cargo test\ntest result: ok. 48 passed; 0 failed\n\
+                    The workspace requires Rust 1.89.\nerror[E0382]: borrow of moved value";
+        assert_eq!(
+            triples(text),
+            vec![triple("workspace", "requires", "Rust 1.89")]
+        );
+    }
+
+    #[rstest]
+    #[case("Since 2026-03-01, the hub requires TLS 1.3.")]
+    #[case("Since 2026-03-01 the hub requires TLS 1.3.")]
+    #[case("As of 2026-03-01, the hub requires TLS 1.3.")]
+    #[case("From 2026-03-01 on, the hub requires TLS 1.3.")]
+    #[case("On 2026-03-01, the hub requires TLS 1.3.")]
+    #[case("The hub requires TLS 1.3 since 2026-03-01.")]
+    fn a_stated_start_date_dates_the_fact(#[case] text: &str) {
+        let facts = extract(text);
+        assert_eq!(facts.len(), 1, "{text}");
+        let fact = &facts[0];
+        assert_eq!(
+            (
+                fact.subject.as_str(),
+                fact.predicate.as_str(),
+                fact.object.as_str()
+            ),
+            ("hub", "requires", "TLS 1.3")
+        );
+        assert_eq!(fact.valid_from, Some(midnight_utc("2026-03-01")));
+        assert_eq!(fact.confidence, DATED_CONFIDENCE);
+    }
+
+    #[test]
+    fn a_date_elsewhere_does_not_date_a_fact() {
+        let facts = extract("The cutover ran on 2026-02-03. The ledger service uses Postgres.");
+        assert_eq!(facts.len(), 1);
+        assert_eq!(facts[0].valid_from, None);
+        assert_eq!(facts[0].confidence, UNDATED_CONFIDENCE);
+        assert_eq!(
+            extract("Since 2026-13-45, the hub requires TLS 1.3."),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn a_subject_left_empty_by_an_adverb_is_no_fact() {
+        assert_eq!(triples("Currently use the replica for reports."), vec![]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_gives_well_formed_facts(text in "(?s).{0,200}") {
+            for fact in extract(&text) {
+                proptest::prop_assert!(!fact.subject.is_empty() && !fact.object.is_empty());
+                proptest::prop_assert!(!fact.subject.contains('`') && !fact.object.contains('`'));
+                let dated = fact.valid_from.is_some();
+                let expected = if dated { DATED_CONFIDENCE } else { UNDATED_CONFIDENCE };
+                proptest::prop_assert_eq!(fact.confidence, expected);
+            }
+        }
+
+        #[test]
+        fn sentence_like_text_never_panics(
+            words in proptest::collection::vec(
+                "(The|the|uses|use|is|are|must|have|has|runs|on|to|Currently|API|calls|`x y`|,|2026-03-01|Since|As of|\\.|;|\\n|- )",
+                0..14,
+            )
+        ) {
+            extract(&words.join(" "));
+        }
+    }
+
+    #[test]
+    fn a_window_drops_duplicates_and_keeps_at_most_five() {
+        let texts = [
+            "The queue uses Redis.",
+            "the queue uses redis.",
+            "The cache uses Memcached. The hub listens on port 7443.",
+            "The worker requires a lease. The spool stores redacted lines.",
+            "The daemon runs on Linux. The CLI defaults to JSON output.",
+        ];
+        let window = extract_window(texts);
+        assert_eq!(window.len(), MAX_PER_WINDOW);
+        let subjects: Vec<(usize, &str)> = window
+            .iter()
+            .map(|(i, c)| (*i, c.subject.as_str()))
+            .collect();
+        assert_eq!(
+            subjects,
+            [
+                (0, "queue"),
+                (2, "cache"),
+                (2, "hub"),
+                (3, "worker"),
+                (3, "spool")
+            ]
+        );
+    }
+}

@@ -1,0 +1,76 @@
+//! What was sent to model providers, per day and provider: the cost guard's ledger and what
+//! `aletheia doctor` reports. Rows are written right after each call, outside the job's
+//! transaction, so characters sent are counted even when the job later fails.
+
+use super::{Store, StoreError};
+use rusqlite::params;
+
+/// Usage of one provider over a period.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Usage {
+    pub provider: String,
+    pub calls: i64,
+    pub chars_sent: i64,
+    pub chars_received: i64,
+}
+
+impl Usage {
+    /// Tokens sent, estimated as characters / 4 (the context block's estimate too).
+    pub fn est_tokens_sent(&self) -> i64 {
+        (self.chars_sent + 3) / 4
+    }
+}
+
+impl Store {
+    /// Count one call on `day` (`YYYY-MM-DD` in the user's time zone).
+    pub fn record_usage(
+        &mut self,
+        day: &str,
+        provider: &str,
+        chars_sent: usize,
+        chars_received: usize,
+    ) -> Result<(), StoreError> {
+        self.write(|tx| {
+            tx.prepare_cached(
+                "INSERT INTO provider_usage (day, provider, calls, chars_sent, chars_received) VALUES (?1, ?2, 1, ?3, ?4)
+                 ON CONFLICT (day, provider) DO UPDATE SET calls = calls + 1,
+                     chars_sent = chars_sent + excluded.chars_sent, chars_received = chars_received + excluded.chars_received",
+            )?
+            .execute(params![day, provider, chars_sent as i64, chars_received as i64])?;
+            Ok(())
+        })
+    }
+
+    /// Usage per provider for days from `first` to `last` (inclusive, `YYYY-MM-DD`).
+    pub fn usage_between(&self, first: &str, last: &str) -> Result<Vec<Usage>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT provider, sum(calls), sum(chars_sent), sum(chars_received) FROM provider_usage
+                 WHERE day >= ?1 AND day <= ?2 GROUP BY provider ORDER BY provider",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![first, last], |r| {
+                Ok(Usage {
+                    provider: r.get(0)?,
+                    calls: r.get(1)?,
+                    chars_sent: r.get(2)?,
+                    chars_received: r.get(3)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Whether anything was ever sent to `provider`.
+    pub fn ever_used(&self, provider: &str) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM provider_usage WHERE provider = ?1)",
+                [provider],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))
+    }
+}

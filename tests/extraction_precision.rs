@@ -1,0 +1,170 @@
+//! The rule extractor's precision, measured on the labelled set in `fixtures/extraction/`.
+//!
+//! A wrong fact is recalled into later sessions and trusted there, so precision is what this
+//! test guards. It also demands that at least half of the labelled facts are kept, because an
+//! extractor that keeps nothing is safe and useless. The figures and every false positive are
+//! printed (`--nocapture`); set `ALETHEIA_EXTRACTION_REPORT` to a path to get a JSON summary.
+
+use std::path::Path;
+
+use aletheia::compress::Candidate;
+use aletheia::compress::rules::extract;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use serde::Deserialize;
+
+const MIN_PRECISION: f64 = 0.95;
+const MIN_RECALL: f64 = 0.50;
+
+#[derive(Deserialize)]
+struct Item {
+    id: String,
+    category: String,
+    text: String,
+    facts: Vec<Label>,
+}
+
+#[derive(Deserialize)]
+struct Label {
+    subject: String,
+    predicate: String,
+    object: String,
+    valid_from: Option<String>,
+}
+
+/// The fixture's matching rule: case, backticks, a leading article, trailing punctuation and
+/// runs of whitespace do not count.
+fn normalize(s: &str) -> String {
+    let lower = s.replace('`', "").to_lowercase();
+    let collapsed = lower.split_whitespace().collect::<Vec<_>>().join(" ");
+    let trimmed = collapsed.trim_end_matches(['.', ',', ';', ':', '!', '?']);
+    ["the ", "a ", "an "]
+        .iter()
+        .find_map(|a| trimmed.strip_prefix(a))
+        .unwrap_or(trimmed)
+        .to_string()
+}
+
+fn day_ms(date: &str) -> i64 {
+    let date: Date = date.parse().expect("a YYYY-MM-DD valid_from");
+    date.to_zoned_datetime(TimeZone::UTC)
+        .expect("a representable day")
+        .timestamp()
+        .as_millisecond()
+}
+
+fn matches(fact: &Candidate, label: &Label) -> bool {
+    normalize(&fact.subject) == normalize(&label.subject)
+        && normalize(&fact.predicate) == normalize(&label.predicate)
+        && normalize(&fact.object) == normalize(&label.object)
+        && fact.valid_from == label.valid_from.as_deref().map(day_ms)
+}
+
+fn show(fact: &Candidate) -> String {
+    let date = fact
+        .valid_from
+        .map(|ms| format!(" @{ms}"))
+        .unwrap_or_default();
+    format!(
+        "{} | {} | {}{date}",
+        fact.subject, fact.predicate, fact.object
+    )
+}
+
+#[test]
+fn rule_extraction_is_precise_and_not_silent() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/extraction/sentences.jsonl");
+    let text = std::fs::read_to_string(&path).expect("the labelled set exists");
+    let items: Vec<Item> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(n, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("line {}: {e}", n + 1)))
+        .collect();
+
+    let (mut extracted, mut correct, mut labelled) = (0, 0, 0);
+    let mut false_positives = Vec::new();
+    let mut missed = Vec::new();
+    for item in &items {
+        let facts = extract(&item.text);
+        labelled += item.facts.len();
+        extracted += facts.len();
+        // Each label can be matched once, so a fact extracted twice counts once.
+        let mut used = vec![false; item.facts.len()];
+        for fact in &facts {
+            let hit = (0..item.facts.len()).find(|&i| !used[i] && matches(fact, &item.facts[i]));
+            match hit {
+                Some(i) => {
+                    used[i] = true;
+                    correct += 1;
+                }
+                None => false_positives.push(format!(
+                    "{} [{}] {:?}\n    got: {}",
+                    item.id,
+                    item.category,
+                    item.text,
+                    show(fact)
+                )),
+            }
+        }
+        for (label, _) in item.facts.iter().zip(&used).filter(|(_, u)| !**u) {
+            missed.push(format!(
+                "{} {:?}\n    want: {} | {} | {}",
+                item.id, item.text, label.subject, label.predicate, label.object
+            ));
+        }
+    }
+
+    let precision = if extracted == 0 {
+        1.0
+    } else {
+        correct as f64 / extracted as f64
+    };
+    let recall = if labelled == 0 {
+        0.0
+    } else {
+        correct as f64 / labelled as f64
+    };
+    let traps = items.iter().filter(|i| i.facts.is_empty()).count();
+    println!(
+        "rule extraction: {} items ({traps} traps), {labelled} labelled facts, {extracted} \
+         extracted, {correct} correct",
+        items.len()
+    );
+    println!("precision {precision:.3}, kept {recall:.3}");
+    if !false_positives.is_empty() {
+        println!("false positives:");
+        for fp in &false_positives {
+            println!("  {fp}");
+        }
+    }
+    if !missed.is_empty() {
+        println!("labelled facts not kept:");
+        for m in &missed {
+            println!("  {m}");
+        }
+    }
+
+    if let Some(report) = std::env::var_os("ALETHEIA_EXTRACTION_REPORT") {
+        let summary = serde_json::json!({
+            "items": items.len(),
+            "traps": traps,
+            "labelled_facts": labelled,
+            "extracted": extracted,
+            "correct": correct,
+            "precision": precision,
+            "recall": recall,
+        });
+        let body = serde_json::to_string_pretty(&summary).expect("a JSON summary");
+        std::fs::write(&report, body + "\n").expect("the report path is writable");
+    }
+
+    assert!(
+        precision >= MIN_PRECISION,
+        "precision {precision:.3} is below {MIN_PRECISION}: see the false positives above"
+    );
+    assert!(
+        recall >= MIN_RECALL,
+        "only {recall:.3} of labelled facts kept, below {MIN_RECALL}: the extractor is too quiet"
+    );
+}
