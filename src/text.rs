@@ -128,6 +128,9 @@ impl Text for ops::recall::GetObservations {
                 if !m.files.is_empty() {
                     s.push_str(&format!("\nFiles: {}", n(&m.files.join(", "))));
                 }
+                if let Some(e) = &o.episode {
+                    s.push_str(&format!("\nOriginal message (episode #{}): {}", m.id, n(e)));
+                }
                 s
             })
             .collect();

@@ -281,6 +281,23 @@ fn a_recorded_session_becomes_a_fact_a_summary_and_an_episode() {
         message,
         "the original message is kept"
     );
+    let (obs, _) = ok(&env, &[], &["observations", &summary_id.to_string()]);
+    assert!(
+        obs.contains(&format!(
+            "Original message (episode #{summary_id}): {message}"
+        )),
+        "{obs}"
+    );
+    ok(
+        &env,
+        &[],
+        &["dismiss", &summary_id.to_string(), "--type", "episode"],
+    );
+    let (obs, _) = ok(&env, &[], &["observations", &summary_id.to_string()]);
+    assert!(
+        !obs.contains("Original message"),
+        "a dismissed episode is hidden: {obs}"
+    );
     let fact: (String, f64, String, Option<i64>) = env
         .conn()
         .query_row(
@@ -328,6 +345,21 @@ fn a_recorded_session_becomes_a_fact_a_summary_and_an_episode() {
         "the prompt is replaced: {block}"
     );
     assert!(!block.contains("## Facts"), "{block}");
+    // A prompt sent after the compression is still the session's news.
+    env.hook(
+        "claude-code",
+        "UserPromptSubmit",
+        json!({"session_id": session, "cwd": "/home/dev/shop", "hook_event_name": "UserPromptSubmit",
+               "prompt": "now add a discount code field"})
+        .to_string(),
+    );
+    let (block, _) = ok(&env, &[], &["context", "--project", "shop"]);
+    let last = block.split("## Recent").next().unwrap();
+    assert!(
+        last.contains("now add a discount code field")
+            && last.contains("Session summary: shop service"),
+        "{block}"
+    );
     // Search lists the matching fact first; fact_history shows it.
     let (found, _) = ok(&env, &[], &["search", "SQLite"]);
     assert!(
@@ -510,6 +542,65 @@ fn an_openai_compatible_provider_extracts_facts_that_reach_the_context_block() {
     );
     let (_, err) = ok(&env, &as_refs(&vars), &["compress"]);
     assert!(!err.contains("will send"), "{err}");
+}
+
+#[test]
+fn past_a_cap_the_rule_extractor_reads_the_window_and_nothing_is_sent() {
+    for cap in ["ALETHEIA_PROVIDER_JOB_CHARS", "ALETHEIA_PROVIDER_DAY_CHARS"] {
+        let env = Env::new();
+        let server = ChatServer::start(vec![facts_reply(json!([]))]);
+        env.hook(
+            "claude-code",
+            "Stop",
+            stop("s1", "The cart service requires Node 22."),
+        );
+        let mut vars = server.vars();
+        vars.push((cap, "100".into()));
+        let (out, err) = ok(&env, &as_refs(&vars), &["compress"]);
+        assert_eq!(
+            out.trim(),
+            "Compressed 1 job(s): 1 new fact(s), 0 already known.",
+            "{cap}"
+        );
+        assert!(
+            err.contains("1 window(s) by rules: a provider cap was reached"),
+            "{err}"
+        );
+        assert!(server.requests().is_empty(), "{cap}: nothing was sent");
+        assert_eq!(
+            query::<String>(&env, "SELECT source FROM facts"),
+            vec!["rules"]
+        );
+        assert_eq!(one::<i64>(&env, "SELECT count(*) FROM provider_usage"), 0);
+    }
+}
+
+#[test]
+fn a_pinned_near_copy_is_never_merged_away() {
+    let env = Env::new();
+    ok(
+        &env,
+        &[],
+        &[
+            "save",
+            "The billing worker stores invoices in Postgres, one row per invoice.",
+        ],
+    );
+    ok(
+        &env,
+        &[],
+        &[
+            "save",
+            "The billing worker stores invoices in Postgres: one row per invoice.",
+            "--pinned",
+        ],
+    );
+    let (_, err) = ok(&env, &[], &["compress", "--project", "shop"]);
+    assert!(!err.contains("merged"), "{err}");
+    assert_eq!(
+        one::<i64>(&env, "SELECT count(*) FROM memories WHERE dismissed = 1"),
+        0
+    );
 }
 
 #[test]
@@ -886,4 +977,33 @@ fn a_bad_provider_setting_is_a_clear_error_and_nothing_runs() {
     assert_ne!(code, 0);
     assert!(err.contains("gpt") && err.lines().count() == 1, "{err}");
     assert_eq!(one::<i64>(&env, "SELECT count(*) FROM jobs"), 0);
+}
+
+#[test]
+fn a_project_job_reads_only_notes_saved_outside_sessions() {
+    let env = Env::new();
+    env.hook(
+        "claude-code",
+        "Stop",
+        stop("s1", "The cart service requires Node 22."),
+    );
+    ok(
+        &env,
+        &[],
+        &["save", "The billing worker stores invoices in Postgres."],
+    );
+    let (out, _) = ok(&env, &[], &["compress", "--project", "shop"]);
+    assert_eq!(
+        out.trim(),
+        "Compressed 2 job(s): 2 new fact(s), 0 already known."
+    );
+    // The session's own job read its summary, so the summary was written over the row.
+    assert_eq!(one::<i64>(&env, "SELECT count(*) FROM episodes"), 1);
+    assert_eq!(
+        query::<String>(
+            &env,
+            "SELECT ifnull(session_id, '-') || '|' || (SELECT count(*) FROM extracted e JOIN memories m ON m.id = e.memory_id WHERE e.job_id = jobs.id AND m.title NOT LIKE 'Project summary:%') FROM jobs ORDER BY id"
+        ),
+        vec!["-|1", "s1|1"]
+    );
 }

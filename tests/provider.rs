@@ -15,9 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use aletheia::compress::Candidate;
-use aletheia::compress::provider::{
-    Provider, ProviderError, extract_with_fallback, from_lookup, prompt,
-};
+use aletheia::compress::provider::{Provider, ProviderError, from_lookup, prompt};
 use serde_json::{Value, json};
 
 const WINDOW: &str = "The shop service stores orders in PostgreSQL 16 since 2026-03-01.";
@@ -674,53 +672,4 @@ fn a_bad_timeout_is_a_config_error() {
         ]);
         assert!(why.contains("ALETHEIA_PROVIDER_TIMEOUT_SECS"), "{why}");
     }
-}
-
-#[test]
-fn fallback_uses_the_next_provider_when_the_first_fails() {
-    let server = Server::start(500, r#"{"error":"down"}"#);
-    let stand = Stand::printing(&result_object(&facts_json()));
-    let bin = stand.bin().display().to_string();
-    let p = providers(&[
-        ("ALETHEIA_PROVIDERS", "openai,claude-cli"),
-        ("ALETHEIA_OPENAI_BASE_URL", &server.base),
-        ("ALETHEIA_CLAUDE_BIN", &bin),
-    ]);
-    let (name, reply) = extract_with_fallback(&p, WINDOW, |_, _| {}).unwrap();
-    assert_eq!(name, "claude-cli");
-    assert_eq!(reply.facts, expected_facts());
-    assert_eq!(server.requests().len(), 1, "the first provider was tried");
-}
-
-#[test]
-fn fallback_reports_every_failure_when_all_fail() {
-    let server = Server::start(500, r#"{"error":"down"}"#);
-    let stand = Stand::new("echo 'Not logged in' >&2\nexit 1");
-    let bin = stand.bin().display().to_string();
-    let p = providers(&[
-        ("ALETHEIA_PROVIDERS", "openai,claude-cli"),
-        ("ALETHEIA_OPENAI_BASE_URL", &server.base),
-        ("ALETHEIA_CLAUDE_BIN", &bin),
-    ]);
-    match extract_with_fallback(&p, WINDOW, |_, _| {}) {
-        Err(ProviderError::AllFailed(why)) => {
-            assert!(
-                why.starts_with("openai: the model provider answered HTTP 500"),
-                "{why}"
-            );
-            assert!(
-                why.ends_with(&format!(
-                    "; claude-cli: {bin} exited with status 1: Not logged in"
-                )),
-                "{why}"
-            );
-        }
-        other => panic!("expected AllFailed, got {other:?}"),
-    }
-}
-
-#[test]
-fn fallback_with_no_providers_is_a_config_error() {
-    let e = extract_with_fallback(&[], WINDOW, |_, _| {}).unwrap_err();
-    assert!(matches!(e, ProviderError::Config(_)), "{e:?}");
 }

@@ -37,7 +37,10 @@ pub fn run(args: CompressArgs, json: bool) -> anyhow::Result<()> {
         return super::print(&out, edge.clock(), json, <Jobs as crate::text::Text>::text);
     }
     let ex = extraction(&edge)?;
+    // The first signal stops at the next window (or call); a second one, while a slow call
+    // runs, exits at once: the job's lease then simply expires and nothing half-done is kept.
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(signal, 130, Arc::clone(&ex.stop))?;
         signal_hook::flag::register(signal, Arc::clone(&ex.stop))?;
     }
     if let Some(notice) = ex.first_use_notice(edge.store())? {
@@ -122,9 +125,13 @@ fn drain(
         if ran {
             continue;
         }
-        // Nothing was due: wait for a retry, or finish.
+        // Nothing ran: wait for a retry to fall due (or for another worker's job on the same
+        // session to end), at least a tick, or finish.
         match next_due {
-            Some(at) => sleep_until(at, stop),
+            Some(at) => sleep_until(
+                at.max(crate::time::now_ms() + worker::TICK.as_millis() as i64),
+                stop,
+            ),
             None => break,
         }
     }
@@ -160,16 +167,25 @@ fn daemon(
     );
     let mut project = project;
     while !stop.load(Ordering::SeqCst) {
-        let out = edge.call(Compress {
-            project: project.take(),
+        match edge.call(Compress {
+            project: project.clone(),
             max_jobs: None,
-        })?;
-        for end in &out.jobs {
-            if json {
-                println!("{}", serde_json::to_string(end)?);
-            } else {
-                eprintln!("{}", job_line(end));
+        }) {
+            Ok(out) => {
+                project = None;
+                for end in &out.jobs {
+                    if json {
+                        println!("{}", serde_json::to_string(end)?);
+                    } else {
+                        eprintln!("{}", job_line(end));
+                    }
+                }
             }
+            // A busy or briefly unreachable store is no reason to stop: try again next tick.
+            Err(e) => eprintln!(
+                "aletheia: compress: {e}; trying again in {} s",
+                worker::TICK.as_secs()
+            ),
         }
         sleep_until(
             crate::time::now_ms() + worker::TICK.as_millis() as i64,
@@ -244,6 +260,9 @@ fn job_line(end: &JobEnd) -> String {
         ),
         Ended::Failed { error } => format!("failed after {} attempts: {error}", end.attempt),
         Ended::Released => "released: the worker is stopping".into(),
+        Ended::Folded => {
+            "folded into the session's pending job, which reads what this one would have".into()
+        }
         Ended::LostLease => "taken over by another worker".into(),
     };
     format!("job {} ({scope}): {what}", end.job)

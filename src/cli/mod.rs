@@ -130,7 +130,6 @@ impl Edge {
         Ok(ops::call(&mut ctx, request)?)
     }
 
-    /// The clock the results are shown in.
     /// Let operations compress with `ex` (`aletheia compress`).
     pub fn set_extraction(&mut self, ex: crate::compress::Extraction) {
         self.extraction = Some(ex);
@@ -143,14 +142,17 @@ impl Edge {
             .map_or_else(|| "rule-based".into(), |e| e.describe())
     }
 
+    /// The open store, for what the edge reads before calling (`compress`'s first-use notice).
     pub fn store(&self) -> &Store {
         &self.store
     }
 
+    /// Where the data lives.
     pub fn paths(&self) -> &Paths {
         &self.paths
     }
 
+    /// The clock the results are shown in.
     pub fn clock(&self) -> &Clock {
         &self.clock
     }

@@ -84,40 +84,30 @@ pub fn run(
         ..JobReport::default()
     };
     let mut found = Vec::new();
-    let mut job_chars = 0usize;
     for w in &windows {
         if ex.stop.load(Ordering::SeqCst) {
             return Err(JobError::Stopped);
         }
-        if !store.renew_lease(job, (ex.now)(), ex.settings.lease_ms)? {
-            return Err(JobError::LostLease);
-        }
+        renew(store, ex, job)?;
         let by_model = if ex.providers.is_empty() {
             None
         } else {
-            let text = redactor.redact(&window_text(w));
-            let size = super::provider::prompt::facts_v1(&text).chars().count();
-            if within_caps(store, ex, job_chars, size)? {
-                job_chars += size;
-                Some(ask_providers(store, ex, job, &text)?)
-            } else {
+            let asked = ask_providers(store, ex, job, &redactor.redact(&window_text(w)))?;
+            if asked.is_none() {
                 report.over_cap += 1;
-                None
             }
+            asked
         };
         match by_model {
             Some((name, facts)) => {
-                let ids: Vec<i64> = w.iter().map(|p| p.memory_id).collect();
                 for fact in facts {
-                    let memory_id = best_source(w, &fact);
                     found.push(Found {
-                        memory_id,
+                        memory_id: best_source(w, &fact),
                         fact,
                         source: name.clone(),
                     });
                 }
                 push_unique(&mut report.extractors, &name);
-                debug_assert!(!ids.is_empty());
             }
             None => {
                 found.extend(rule_facts(w));
@@ -125,7 +115,9 @@ pub fn run(
             }
         }
     }
-    let merges = merges(store, ex, &sources)?;
+    let merges = merges(store, ex, &job.project, &sources)?;
+    // Embedding for the merges may have taken a while: the commit needs the lease.
+    renew(store, ex, job)?;
     let now = (ex.now)();
     let written = store.finish_job(job, now, |tx| {
         let report = write(tx, redactor, job, &sources, found, &merges, report, now)?;
@@ -176,67 +168,68 @@ fn push_unique(list: &mut Vec<String>, name: &str) {
     }
 }
 
-/// Whether sending `size` more characters stays within the job's and today's caps.
-fn within_caps(
-    store: &Store,
-    ex: &Extraction,
-    job_chars: usize,
-    size: usize,
-) -> Result<bool, JobError> {
-    if job_chars + size > ex.settings.budget.chars_per_job {
-        return Ok(false);
+/// Extend the job's lease, or stop: another worker holds it now.
+fn renew(store: &mut Store, ex: &Extraction, job: &Job) -> Result<(), JobError> {
+    if store.renew_lease(job, (ex.now)(), ex.settings.lease_ms)? {
+        Ok(())
+    } else {
+        Err(JobError::LostLease)
     }
-    let today = ex.day((ex.now)());
-    let sent: i64 = store
-        .usage_between(&today, &today)?
-        .iter()
-        .map(|u| u.chars_sent)
-        .sum();
-    Ok(sent as usize + size <= ex.settings.budget.chars_per_day)
 }
 
-/// Ask each provider in order until one answers; every call is counted and logged, answered
-/// or not. All failing is a failed attempt.
+/// Whether sending `size` more characters stays within the job's cap (over all its attempts)
+/// and today's.
+fn within_caps(store: &Store, ex: &Extraction, job: &Job, size: usize) -> Result<bool, JobError> {
+    let b = ex.settings.budget;
+    Ok(store.sent_for_job(job.id)? + size <= b.chars_per_job
+        && store.sent_on(&ex.day((ex.now)()))? + size <= b.chars_per_day)
+}
+
+/// Ask each provider in order until one answers. Before each call the caps are checked and the
+/// lease renewed; every call is counted (for the job and the day) and logged, answered or not.
+/// `None` when a cap stops the asking (the window then goes to the rule extractor); all that
+/// were asked failing is a failed attempt.
 fn ask_providers(
     store: &mut Store,
     ex: &Extraction,
     job: &Job,
     text: &str,
-) -> Result<(String, Vec<Candidate>), JobError> {
-    let mut counted = Ok(());
-    let answer = super::provider::extract_with_fallback(&ex.providers, text, |p, answer| {
-        let at = (ex.now)();
-        let (sent, received) = match answer {
-            Ok(r) => (r.chars_sent, r.chars_received),
-            Err(_) => (super::provider::prompt::facts_v1(text).chars().count(), 0),
-        };
-        if counted.is_ok() {
-            counted = store.record_usage(&ex.day(at), p.name(), sent, received);
+) -> Result<Option<(String, Vec<Candidate>)>, JobError> {
+    let size = super::provider::prompt::facts_v1(text).chars().count();
+    let mut errors = Vec::new();
+    for p in &ex.providers {
+        if !within_caps(store, ex, job, size)? {
+            return Ok(None);
         }
-        ex.log_call(at, p, job, sent, answer);
-    });
-    counted?;
-    answer
-        .map(|(name, reply)| (name, reply.facts))
-        .map_err(|e| JobError::Failed(e.to_string()))
+        renew(store, ex, job)?;
+        let answer = p.extract(text);
+        let at = (ex.now)();
+        let received = answer.as_ref().map_or(0, |r| r.chars_received);
+        store.record_usage(&ex.day(at), p.name(), job.id, size, received)?;
+        ex.log_call(at, p.as_ref(), job, size, answer.as_ref());
+        match answer {
+            Ok(r) => return Ok(Some((p.name().to_owned(), r.facts))),
+            Err(e) => errors.push(format!("{}: {e}", p.name())),
+        }
+    }
+    Err(JobError::Failed(format!(
+        "every model provider failed: {}",
+        errors.join("; ")
+    )))
 }
 
 /// The merges this job's sources call for.
 fn merges(
     store: &mut Store,
     ex: &Extraction,
+    project: &str,
     sources: &[Source],
 ) -> Result<Vec<merge::Merge>, JobError> {
-    let Some(first) = sources.first() else {
+    if sources.is_empty() {
         return Ok(vec![]);
-    };
-    let project = store
-        .get_many(&[first.id])?
-        .first()
-        .map(|m| m.project.clone())
-        .unwrap_or_default();
+    }
     let ids: HashSet<i64> = sources.iter().map(|s| s.id).collect();
-    let mut older = store.merge_candidates(&project, MERGE_WINDOW)?;
+    let mut older = store.merge_candidates(project, MERGE_WINDOW)?;
     let mut fresh: Vec<Comparable> = Vec::new();
     for s in sources {
         let stored = older.iter().find(|c| c.id == s.id).cloned();

@@ -1,7 +1,7 @@
 //! Compression: finished sessions become facts and summaries, away from the hook.
 //!
-//! The Stop hook only queues a session. A worker (`aletheia compress`, its `--daemon`, or the
-//! server) turns queue entries into `extract_session` jobs, claims one at a time under a lease,
+//! The Stop hook only queues a session. A worker (`aletheia compress`, or its `--daemon`)
+//! turns queue entries into `extract_session` jobs, claims one at a time under a lease,
 //! and runs it: the session's summary and note memories are cut into windows, each window goes
 //! to an extractor (the deterministic rule extractor, or a model provider the user chose), and
 //! the facts, the summaries and the merged observations are written in one transaction that

@@ -1,6 +1,6 @@
 //! The worker: turns queue entries into jobs, claims them one at a time, runs them, and
 //! records how each ended (done, retried with backoff, failed with its reason, or released
-//! when the worker stops). `aletheia compress` drains once; `--daemon` and the server tick.
+//! when the worker stops). `aletheia compress` drains once; `--daemon` ticks.
 //!
 //! What the worker needs from its edge comes in an [`Extraction`]: the providers the user
 //! chose (none means the rule extractor), the limits, the clock, and the stop flag a signal
@@ -164,6 +164,7 @@ impl Extraction {
             "at": crate::time::iso_utc(at),
             "provider": p.name(),
             "model": p.model(),
+            "prompt": super::provider::prompt::PROMPT_VERSION,
             "job": job.id,
             "project": job.project,
             "chars_sent": sent,
@@ -231,6 +232,9 @@ pub enum Ended {
     },
     /// Given back without counting the attempt (the worker is stopping).
     Released,
+    /// Closed in favour of a pending job for the same session, which reads everything this
+    /// one would have.
+    Folded,
     /// Another worker took the job over (this one was too slow): it wrote nothing.
     LostLease,
 }
@@ -267,7 +271,7 @@ pub fn drain(
             break;
         };
         let end = run_one(store, redactor, ex, &job)?;
-        let stop = matches!(end.ended, Ended::Released);
+        let stop = ex.stop.load(Ordering::SeqCst);
         out.push(end);
         if stop {
             break;
@@ -285,10 +289,10 @@ pub fn run_one(
 ) -> Result<JobEnd, StoreError> {
     let ended = match job::run(store, redactor, ex, job) {
         Ok(report) => Ended::Done { report },
-        Err(JobError::Stopped) => {
-            store.release_job(job, (ex.now)())?;
-            Ended::Released
-        }
+        Err(JobError::Stopped) => match store.release_job(job, (ex.now)())? {
+            Retry::Folded => Ended::Folded,
+            _ => Ended::Released,
+        },
         Err(JobError::LostLease) => Ended::LostLease,
         Err(e) => {
             let error = e.to_string();
@@ -300,6 +304,7 @@ pub fn run_one(
                     retry_at: at,
                 },
                 Retry::Failed => Ended::Failed { error },
+                Retry::Folded => Ended::Folded,
                 Retry::LostLease => Ended::LostLease,
             }
         }
@@ -316,6 +321,90 @@ pub fn run_one(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Kind, MemoryType, NewMemory};
+    use crate::redact::Redacted;
+    use crate::store::OpenOptions;
+    use std::sync::atomic::AtomicI64;
+
+    /// A provider that always fails, as a server answering 500 does.
+    struct Down;
+
+    impl Provider for Down {
+        fn name(&self) -> &str {
+            "openai"
+        }
+        fn model(&self) -> &str {
+            "test"
+        }
+        fn extract(&self, _: &str) -> Result<Reply, ProviderError> {
+            Err(ProviderError::Http {
+                status: 500,
+                body: "down".into(),
+            })
+        }
+    }
+
+    #[test]
+    fn a_failing_job_is_retried_after_1_2_4_and_8_seconds_then_fails_with_its_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store =
+            Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+        let redactor = Redactor::builtin();
+        let note = NewMemory {
+            project: "shop".into(),
+            kind: Kind::Note,
+            mtype: MemoryType::Note,
+            title: "The cart service requires Node 22.".into(),
+            text: "The cart service requires Node 22.".into(),
+            host: "cli".into(),
+            session_id: None,
+            files: vec![],
+            pinned: false,
+            created_at: 0,
+        };
+        store.insert(&Redacted::new(note, &redactor)).unwrap();
+        store.queue_project_job("shop", 0).unwrap();
+        let now = Arc::new(AtomicI64::new(1_000_000));
+        let clock = Arc::clone(&now);
+        let ex = Extraction {
+            providers: vec![Box::new(Down)],
+            now: Box::new(move || clock.load(Ordering::SeqCst)),
+            ..Extraction::rules()
+        };
+        for (attempt, delay) in [(1, 1000), (2, 2000), (3, 4000), (4, 8000)] {
+            let t = now.load(Ordering::SeqCst);
+            let ends = drain(&mut store, &redactor, &ex, usize::MAX).unwrap();
+            assert_eq!(ends.len(), 1, "attempt {attempt}");
+            assert_eq!(ends[0].attempt, attempt);
+            match &ends[0].ended {
+                Ended::Retry { error, retry_at } => {
+                    assert_eq!(*retry_at, t + delay, "attempt {attempt}");
+                    assert!(error.contains("HTTP 500"), "{error}");
+                }
+                other => panic!("attempt {attempt}: {other:?}"),
+            }
+            now.store(t + delay - 1, Ordering::SeqCst);
+            assert!(
+                drain(&mut store, &redactor, &ex, usize::MAX)
+                    .unwrap()
+                    .is_empty(),
+                "not before its time"
+            );
+            now.store(t + delay, Ordering::SeqCst);
+        }
+        let ends = drain(&mut store, &redactor, &ex, usize::MAX).unwrap();
+        assert!(
+            matches!(&ends[0].ended, Ended::Failed { error } if error.contains("HTTP 500")),
+            "{ends:?}"
+        );
+        assert_eq!(ends[0].attempt, MAX_ATTEMPTS);
+        assert_eq!(store.job_counts().unwrap().failed, 1);
+        assert!(
+            drain(&mut store, &redactor, &ex, usize::MAX)
+                .unwrap()
+                .is_empty()
+        );
+    }
 
     #[test]
     fn backoff_doubles_from_one_second_and_stops_at_a_minute() {

@@ -47,7 +47,7 @@ impl Operation for Compress {
         ctx.caller.check_every_project(Self::NAME)?;
         let Some(ex) = ctx.extraction else {
             return Err(OpError::NotFound(
-                "compression runs from `aletheia compress` or the server, not here.".into(),
+                "compression runs from `aletheia compress`, not here.".into(),
             ));
         };
         let max_jobs = match self.max_jobs {

@@ -67,8 +67,11 @@ fn line(m: &Memory, with_date: bool, clock: &Clock) -> String {
 }
 
 /// The newest of `session`'s summary rows that compression wrote (its original message kept
-/// as an episode), if any.
-fn compressed_summary(store: &Store, session: &[&Memory]) -> Result<Option<i64>, StoreError> {
+/// as an episode), if any: its id and time.
+fn compressed_summary(
+    store: &Store,
+    session: &[&Memory],
+) -> Result<Option<(i64, i64)>, StoreError> {
     let mut stmt = store
         .conn()
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM episodes WHERE memory_id = ?1)")
@@ -78,7 +81,7 @@ fn compressed_summary(store: &Store, session: &[&Memory]) -> Result<Option<i64>,
             .query_row([m.id], |r| r.get(0))
             .map_err(|e| store.err(e))?
         {
-            return Ok(Some(m.id));
+            return Ok(Some((m.id, m.created_at)));
         }
     }
     Ok(None)
@@ -149,25 +152,29 @@ pub fn build(store: &Store, opts: &ContextOptions, clock: &Clock) -> Result<Stri
             .iter()
             .filter(|m| m.session_id.as_ref() == Some(session))
             .collect();
-        // A compressed session is told by its summary (the facts it yielded), not its prompts.
+        // A compressed session is told by its summary (the facts it yielded), not the prompts
+        // the summary covers; prompts sent after it are still listed.
         let summary = compressed_summary(store, &in_session)?;
+        let covered = |m: &Memory| {
+            summary
+                .is_some_and(|(id, at)| m.kind == Kind::Prompt && (m.created_at, m.id) <= (at, id))
+        };
         let mut prompts = 0;
         let mut lines = Vec::new();
         for m in &in_session {
+            if covered(m) {
+                shown.insert(m.id);
+                continue;
+            }
             let wanted = match summary {
-                Some(id) => {
-                    m.id == id || (m.mtype == MemoryType::Decision && m.kind != Kind::Summary)
-                }
-                None => {
+                // Older summaries are covered by it; a newer one is not compressed yet.
+                Some((id, at)) if m.kind == Kind::Summary => (m.created_at, m.id) >= (at, id),
+                _ => {
                     matches!(m.kind, Kind::Prompt | Kind::Summary)
                         || m.mtype == MemoryType::Decision
                 }
             };
             if !wanted {
-                // The summary stands for the session's prompts, here and in Recent.
-                if summary.is_some() && m.kind == Kind::Prompt {
-                    shown.insert(m.id);
-                }
                 continue;
             }
             if m.kind == Kind::Prompt {
@@ -177,7 +184,7 @@ pub fn build(store: &Store, opts: &ContextOptions, clock: &Clock) -> Result<Stri
                 }
             }
             if lines.len() < SESSION_REQUESTS * 2 && shown.insert(m.id) {
-                lines.push(if Some(m.id) == summary {
+                lines.push(if summary.is_some_and(|(id, _)| id == m.id) {
                     summary_line(m, clock)
                 } else {
                     line(m, true, clock)

@@ -10,6 +10,9 @@ pub struct Observation {
     #[serde(flatten)]
     pub memory: Memory,
     pub facts: Vec<Fact>,
+    /// For a summary compression rewrote, the message it replaced (its episode), unless
+    /// dismissed.
+    pub episode: Option<String>,
 }
 
 /// The memories with these ids that are not dismissed, newest first; unknown ids are skipped.
@@ -21,7 +24,12 @@ pub fn fetch(store: &Store, ids: &[i64]) -> Result<Vec<Observation>, StoreError>
         .into_iter()
         .map(|memory| {
             let facts = facts::for_memory(store, memory.id)?;
-            Ok(Observation { memory, facts })
+            let episode = store.episode(memory.id)?;
+            Ok(Observation {
+                memory,
+                facts,
+                episode,
+            })
         })
         .collect()
 }

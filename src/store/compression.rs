@@ -33,8 +33,9 @@ pub struct Comparable {
 pub const PROJECT_SUMMARY: &str = "Project summary:";
 
 impl Store {
-    /// The summary and note memories of a session (or, with `None`, of the whole project) that
-    /// no job has read yet, oldest first. Prompts and events are never fact sources: they hold
+    /// The summary and note memories of a session (or, with `None`, those of the project saved
+    /// outside any session) that no job has read yet, oldest first. The two never overlap, so a
+    /// project's job and a session's job never read one memory. Prompts and events are never fact sources: they hold
     /// requests and raw tool output.
     pub fn compression_sources(
         &self,
@@ -45,7 +46,7 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT m.id, m.kind, m.session_id, m.title, m.text, m.created_at FROM memories m
-                 WHERE m.project = ?1 AND (?2 IS NULL OR m.session_id = ?2)
+                 WHERE m.project = ?1 AND m.session_id IS ?2
                    AND m.kind IN ('summary', 'note') AND m.dismissed = 0
                    AND NOT EXISTS (SELECT 1 FROM extracted e WHERE e.memory_id = m.id)
                  ORDER BY m.created_at, m.id",
@@ -70,6 +71,14 @@ impl Store {
             })
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// The original message of a summary row compression rewrote, unless dismissed.
+    pub fn episode(&self, memory_id: i64) -> Result<Option<String>, StoreError> {
+        self.conn
+            .prepare_cached("SELECT text FROM episodes WHERE memory_id = ?1 AND dismissed = 0")
+            .and_then(|mut s| s.query_row([memory_id], |r| r.get(0)).optional())
+            .map_err(|e| self.err(e))
     }
 
     /// The project's newest summary, note and observation memories (up to `limit`), with their
@@ -142,7 +151,10 @@ pub fn mark_extracted(
 
 /// Write a generated summary over a summary row, keeping the row's id; the original title and
 /// text are kept as the row's episode (the first original, if the row is rewritten again).
-/// False when an identical summary row exists in the project (the row is then left as it is).
+///
+/// The row keeps its content hash, the dedupe key of the message it was stored for: the same
+/// message arriving again (a replayed spool line, the same last message) is still recognised as
+/// this row, and two sessions with the same generated summary never clash on that key.
 pub fn replace_summary(
     tx: &Transaction<'_>,
     memory_id: i64,
@@ -156,10 +168,8 @@ pub fn replace_summary(
     )?
     .execute(params![memory_id, now])?;
     let changed = tx
-        .prepare_cached(
-            "UPDATE OR IGNORE memories SET title = ?2, text = ?3, content_hash = ?4 WHERE id = ?1",
-        )?
-        .execute(params![memory_id, title, text, content_hash(title, text)])?;
+        .prepare_cached("UPDATE memories SET title = ?2, text = ?3 WHERE id = ?1")?
+        .execute(params![memory_id, title, text])?;
     Ok(changed == 1)
 }
 
@@ -206,7 +216,8 @@ pub fn upsert_project_summary(
     Ok(id)
 }
 
-/// Dismiss `id` as a near-duplicate of `into`, with the similarity in the audit trail.
+/// Dismiss `id` as a near-duplicate of `into`, with the similarity in the audit trail. A pinned
+/// memory is never merged away: the user asked for it to stay in view.
 pub fn merge_into(
     tx: &Transaction<'_>,
     id: i64,
@@ -215,7 +226,9 @@ pub fn merge_into(
     now: i64,
 ) -> rusqlite::Result<bool> {
     let changed = tx
-        .prepare_cached("UPDATE memories SET dismissed = 1 WHERE id = ?1 AND dismissed = 0")?
+        .prepare_cached(
+            "UPDATE memories SET dismissed = 1 WHERE id = ?1 AND dismissed = 0 AND pinned = 0",
+        )?
         .execute([id])?;
     if changed == 1 {
         tx.prepare_cached(

@@ -181,8 +181,9 @@ pub(crate) fn insert_fact_tx(
         })
         .map(|k| k.id)
         .collect();
-    let current: Vec<&Known> = other.into_iter().filter(|k| k.valid_to.is_none()).collect();
-    if let Some(newer) = current
+    // Older news: it held until the first later fact started, current or already closed, so
+    // it never overlaps the history that followed it.
+    if let Some(newer) = other
         .iter()
         .filter(|k| k.valid_from > f.valid_from)
         .min_by_key(|k| (k.valid_from, k.id))
@@ -193,9 +194,9 @@ pub(crate) fn insert_fact_tx(
         return Ok(FactOutcome::Historical(id));
     }
 
-    let (tied, earlier): (Vec<&Known>, Vec<&Known>) = current
-        .into_iter()
-        .partition(|k| k.valid_from == f.valid_from);
+    let current = other.into_iter().filter(|k| k.valid_to.is_none());
+    let (tied, earlier): (Vec<&Known>, Vec<&Known>) =
+        current.partition(|k| k.valid_from == f.valid_from);
     let penalty = TIE_PENALTY * tied.len() as f64;
     let id = insert(tx, f, shifted(f.confidence, -penalty), now)?;
     let closed: Vec<i64> = earlier.iter().map(|k| k.id).collect();
@@ -577,6 +578,19 @@ mod tests {
             put(&mut s, fact("45 s", 3 * DAY, 0.8)),
             FactOutcome::Duplicate(3)
         );
+    }
+
+    #[test]
+    fn a_fact_older_than_all_history_ends_where_the_next_one_starts() {
+        let (_d, mut s) = store();
+        put(&mut s, fact("30 s", DAY, 0.8));
+        put(&mut s, fact("60 s", 5 * DAY, 0.8));
+        // Before #1 started: it held until #1, not until the current #2.
+        let out = put(&mut s, fact("15 s", 0, 0.8));
+        assert_eq!(out, FactOutcome::Historical(3));
+        assert_eq!(row(&s, 3).2, Some(DAY));
+        assert_eq!(row(&s, 3).4, Some(1));
+        assert_eq!(row(&s, 1).2, Some(5 * DAY), "#1 keeps its own end");
     }
 
     #[test]

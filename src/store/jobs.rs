@@ -59,6 +59,9 @@ pub enum Retry {
     At(i64),
     /// Out of attempts: failed for good.
     Failed,
+    /// A pending job for the same session was queued meanwhile: this one is closed in its
+    /// favour (marked done, `{"folded":true}`), since that job reads everything not yet read.
+    Folded,
     /// The lease was no longer this worker's: nothing was changed.
     LostLease,
 }
@@ -219,7 +222,7 @@ impl Store {
                          WHERE id = ?1 AND lease_owner = ?2",
                     )?
                     .execute(params![job.id, job.owner, error, now])?;
-                    Ok(Retry::At(now))
+                    Ok(Retry::Folded)
                 }
                 Ok(_) => Ok(Retry::LostLease),
                 Err(e) => Err(e),
@@ -227,8 +230,10 @@ impl Store {
         })
     }
 
-    /// Give a job back without counting the attempt (a worker shutting down).
-    pub fn release_job(&mut self, job: &Job, now: i64) -> Result<bool, StoreError> {
+    /// Give a job back without counting the attempt (a worker shutting down): `At(now)` when
+    /// released, `Folded` when a pending twin takes its place, `LostLease` when it was no longer
+    /// this worker's.
+    pub fn release_job(&mut self, job: &Job, now: i64) -> Result<Retry, StoreError> {
         self.write(|tx| {
             let n = tx
                 .prepare_cached(
@@ -238,7 +243,8 @@ impl Store {
                 )?
                 .execute(params![job.id, job.owner, now]);
             match n {
-                Ok(n) => Ok(n == 1),
+                Ok(1) => Ok(Retry::At(now)),
+                Ok(_) => Ok(Retry::LostLease),
                 // A pending twin exists: it will read everything this one would have.
                 Err(e) if is_unique_violation(&e) => {
                     tx.prepare_cached(
@@ -246,7 +252,7 @@ impl Store {
                              lease_until = NULL, updated_at = ?3 WHERE id = ?1 AND lease_owner = ?2",
                     )?
                     .execute(params![job.id, job.owner, now])?;
-                    Ok(true)
+                    Ok(Retry::Folded)
                 }
                 Err(e) => Err(e),
             }
@@ -471,8 +477,37 @@ mod tests {
         let (_d, mut s) = store();
         s.queue_project_job("shop", 0).unwrap();
         let job = s.claim_job("w", 0, LEASE, 5).unwrap().unwrap();
-        assert!(s.release_job(&job, 5).unwrap());
+        assert_eq!(s.release_job(&job, 5).unwrap(), Retry::At(5));
         let again = s.claim_job("w", 5, LEASE, 5).unwrap().unwrap();
         assert_eq!(again.attempts, 1);
+    }
+
+    #[test]
+    fn a_job_with_a_pending_twin_is_folded_into_it_when_it_fails_or_is_released() {
+        let (_d, mut s) = store();
+        for (i, release) in [(1, false), (2, true)] {
+            let session = format!("s{i}");
+            queue(&mut s, &session, 0);
+            s.jobs_from_queue(0).unwrap();
+            let job = s.claim_job("w", 0, LEASE, 5).unwrap().unwrap();
+            // The session stops again while its job runs: a pending twin.
+            queue(&mut s, &session, 1);
+            assert_eq!(s.jobs_from_queue(1).unwrap(), 1);
+            let out = if release {
+                s.release_job(&job, 2).unwrap()
+            } else {
+                s.fail_job(&job, "boom", 2, 1002, 5).unwrap()
+            };
+            assert_eq!(out, Retry::Folded);
+            let row = s.job(job.id).unwrap().unwrap();
+            assert_eq!(
+                (row.state.as_str(), row.result.as_deref()),
+                ("done", Some("{\"folded\":true}"))
+            );
+            let twin = s.claim_job("w", 3, LEASE, 5).unwrap().unwrap();
+            assert_eq!(twin.session_id.as_deref(), Some(session.as_str()));
+            assert_ne!(twin.id, job.id);
+            s.finish_job(&twin, 4, |_| Ok(((), "{}".into()))).unwrap();
+        }
     }
 }

@@ -162,6 +162,8 @@ pub const MIGRATIONS: &[&str] = &[
         lease_until INTEGER,
         last_error  TEXT,
         result      TEXT,
+        -- Characters sent to model providers for this job, over all its attempts (the cap).
+        chars_sent  INTEGER NOT NULL DEFAULT 0,
         created_at  INTEGER NOT NULL,
         updated_at  INTEGER NOT NULL
     );

@@ -106,8 +106,11 @@ impl Store {
                     params![id, dismissed],
                 )?,
                 ItemType::Fact => tx.execute("UPDATE facts SET dismissed = ?2 WHERE id = ?1", params![id, dismissed])?,
-                // Episodes arrive with session compression; until then there are none to find.
-                ItemType::Episode => 0,
+                // An episode is a summary row's original message, keyed by that row's id.
+                ItemType::Episode => tx.execute(
+                    "UPDATE episodes SET dismissed = ?2 WHERE memory_id = ?1",
+                    params![id, dismissed],
+                )?,
             };
             if changed == 0 {
                 return Ok(false);
@@ -194,7 +197,9 @@ impl Store {
                 "SELECT project FROM memories WHERE id = ?1 AND kind = 'observation'"
             }
             ItemType::Fact => "SELECT project FROM facts WHERE id = ?1",
-            ItemType::Episode => return Ok(None),
+            ItemType::Episode => {
+                "SELECT m.project FROM episodes e JOIN memories m ON m.id = e.memory_id WHERE e.memory_id = ?1"
+            }
         };
         self.conn()
             .query_row(sql, [id], |r| r.get(0))

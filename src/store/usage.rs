@@ -22,15 +22,18 @@ impl Usage {
 }
 
 impl Store {
-    /// Count one call on `day` (`YYYY-MM-DD` in the user's time zone).
+    /// Count one call on `day` (`YYYY-MM-DD` in the user's time zone), for `job`.
     pub fn record_usage(
         &mut self,
         day: &str,
         provider: &str,
+        job: i64,
         chars_sent: usize,
         chars_received: usize,
     ) -> Result<(), StoreError> {
         self.write(|tx| {
+            tx.prepare_cached("UPDATE jobs SET chars_sent = chars_sent + ?2 WHERE id = ?1")?
+                .execute(params![job, chars_sent as i64])?;
             tx.prepare_cached(
                 "INSERT INTO provider_usage (day, provider, calls, chars_sent, chars_received) VALUES (?1, ?2, 1, ?3, ?4)
                  ON CONFLICT (day, provider) DO UPDATE SET calls = calls + 1,
@@ -61,6 +64,28 @@ impl Store {
             })
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Characters sent on `day`, every provider together.
+    pub fn sent_on(&self, day: &str) -> Result<usize, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT ifnull(sum(chars_sent), 0) FROM provider_usage WHERE day = ?1",
+                [day],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Characters sent for one job, over all its attempts.
+    pub fn sent_for_job(&self, job: i64) -> Result<usize, StoreError> {
+        self.conn
+            .query_row("SELECT chars_sent FROM jobs WHERE id = ?1", [job], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
     }
 
     /// Whether anything was ever sent to `provider`.

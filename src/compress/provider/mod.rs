@@ -37,8 +37,6 @@ pub enum ProviderError {
     Process(String),
     #[error("{0}")]
     Config(String),
-    #[error("every model provider failed: {0}")]
-    AllFailed(String),
 }
 
 /// A status alone rarely tells the user what to change; these are the usual causes.
@@ -77,7 +75,9 @@ pub trait Provider: Send + Sync {
 /// The names a user may give, for the error that lists them.
 const NAMES: &str = "none, openai (or openai-compatible), claude-cli";
 
-const DEFAULT_TIMEOUT_SECS: u64 = 60;
+/// One call's default timeout: inside the 60-second lease a job renews before each call, so a
+/// call that runs to its timeout still ends while the job is this worker's.
+const DEFAULT_TIMEOUT_SECS: u64 = 45;
 
 /// The providers the user chose, in fallback order; empty for the rule extractor (`none`, or
 /// nothing set).
@@ -130,31 +130,6 @@ pub fn from_lookup(
             }
         })
         .collect()
-}
-
-/// Try each provider in order; the first Ok wins; if all fail, the error of each, joined, as
-/// one error. `each` sees every call and its answer (the worker counts and logs them all: a
-/// failed call may have been paid for too).
-pub fn extract_with_fallback(
-    providers: &[Box<dyn Provider>],
-    window: &str,
-    mut each: impl FnMut(&dyn Provider, Result<&Reply, &ProviderError>),
-) -> Result<(String, Reply), ProviderError> {
-    if providers.is_empty() {
-        return Err(ProviderError::Config(
-            "no model provider is set; set ALETHEIA_PROVIDER or use the rule extractor".into(),
-        ));
-    }
-    let mut failures = Vec::new();
-    for provider in providers {
-        let answer = provider.extract(window);
-        each(provider.as_ref(), answer.as_ref());
-        match answer {
-            Ok(reply) => return Ok((provider.name().to_string(), reply)),
-            Err(e) => failures.push(format!("{}: {e}", provider.name())),
-        }
-    }
-    Err(ProviderError::AllFailed(failures.join("; ")))
 }
 
 /// A set, non-blank variable; an exported-but-empty one counts as unset, as shells make those
