@@ -1,7 +1,9 @@
 //! The rule extractor's precision, measured on the labelled sets in `fixtures/extraction/`:
-//! `sentences.jsonl`, the set its rules were developed against, and `heldout.jsonl`, written
-//! apart from the rules; its first measure (precision 0.688) led to the general rules for
-//! passing states, measurements, people, examples and joined clauses, so it now guards them.
+//! `sentences.jsonl`, the set its rules were developed against; `heldout.jsonl` and
+//! `heldout2.jsonl`, each written apart from the rules and measured once unseen (precision 0.688,
+//! then 0.891), whose misses then led to general rules (passing states, measurements, people,
+//! examples, joined clauses, what may follow "is"), so they now guard those rules; and
+//! `heldout3.jsonl`, written after the last change and never tuned to: the figure for new text.
 //!
 //! A wrong fact is recalled into later sessions and trusted there, so precision is what this
 //! test guards. It also demands that at least half of the labelled facts are kept, because an
@@ -19,6 +21,8 @@ use serde::Deserialize;
 
 const MIN_PRECISION: f64 = 0.95;
 const MIN_RECALL: f64 = 0.50;
+/// The floor for the unseen set (see its test).
+const UNSEEN_MIN_PRECISION: f64 = 0.85;
 
 #[derive(Deserialize)]
 struct Item {
@@ -195,4 +199,27 @@ fn rule_extraction_is_precise_and_not_silent_on_its_development_set() {
 #[test]
 fn rule_extraction_is_precise_and_not_silent_on_held_out_text() {
     check("heldout");
+}
+
+#[test]
+fn rule_extraction_is_precise_and_not_silent_on_a_second_held_out_set() {
+    check("heldout2");
+}
+
+/// `heldout3.jsonl` was written after the last change to the rules and is never used to tune
+/// them: it is the measure of text the rules have not seen. Measured the first time: precision
+/// 0.894 (110 of 123), 0.917 of its facts kept: below the 0.95 the other sets hold. This guards
+/// that figure against falling (a floor under it, not the goal); raising it means writing a new
+/// unseen set after the next round of rules, not tuning to this one.
+#[test]
+fn rule_extraction_on_unseen_text_keeps_its_first_measure() {
+    let Score { precision, recall } = score("heldout3");
+    assert!(
+        precision >= UNSEEN_MIN_PRECISION,
+        "heldout3: precision {precision:.3} fell below {UNSEEN_MIN_PRECISION}"
+    );
+    assert!(
+        recall >= MIN_RECALL,
+        "heldout3: only {recall:.3} of labelled facts kept"
+    );
 }

@@ -22,7 +22,10 @@
 //! 6. Standing. Session summaries are full of things that are true only for a while: readings
 //!    ("p99 latency is 40 ms"), passing states ("The queue is empty"), events ("The deploy is
 //!    at 3 pm") and people ("Jordan is the reviewer"). None of them is kept, while a configured
-//!    value ("The HTTP timeout is 10 seconds") is how things are and stays.
+//!    value ("The HTTP timeout is 10 seconds") is how things are and stays. After "is", a fact
+//!    names something ("is Postgres 15", "is the source of truth") or how it is set up ("is
+//!    built with Vite", "is stored in Vault"); a bare state ("is untouched", "are updated") or a
+//!    place ("is in the PR description") is the session's news.
 //!
 //! The word lists are plain strings of space-separated words: they are read by people far more
 //! often than by the program, and a list per line keeps them short.
@@ -105,7 +108,11 @@ fn paragraphs(text: &str) -> Vec<String> {
             continue;
         };
         let open = !current.is_empty() && !current.ends_with(['.', '!', '?', ':']);
-        if item || !open || !content.starts_with(char::is_lowercase) {
+        if item
+            || !open
+            || !content.starts_with(char::is_lowercase)
+            || stands_alone(&current, content)
+        {
             out.extend(take(&mut current));
         } else {
             current.push(' ');
@@ -114,6 +121,15 @@ fn paragraphs(text: &str) -> Vec<String> {
     }
     out.extend(take(&mut current));
     out
+}
+
+/// Notes often hold one statement per line, in lower case and without a period ("bootloader
+/// requires signed images"). A lower-case line is its own sentence, not the rest of a wrapped
+/// one, when both it and the line before state a fact by themselves; a wrapped line cannot, as
+/// it leaves a phrase of its sentence behind on the line before.
+fn stands_alone(current: &str, line: &str) -> bool {
+    let before = sentences(current).last().copied().unwrap_or(current);
+    !facts(before).is_empty() && !facts(line).is_empty()
 }
 
 fn take(current: &mut String) -> Option<String> {
@@ -165,12 +181,20 @@ fn numbered(line: &str) -> bool {
     (1..=3).contains(&digits) && (tail.starts_with(". ") || tail.starts_with(") "))
 }
 
-/// A line of prose with more than one sentence: a sentence end followed by a capital.
+/// A line of prose with more than one sentence: a sentence end followed by a new sentence.
 fn several_sentences(line: &str) -> bool {
     line.ends_with('.')
         && line
             .match_indices(". ")
-            .any(|(i, _)| line[i + 2..].starts_with(char::is_uppercase))
+            .any(|(i, _)| opens_sentence(&line[i + 2..]))
+}
+
+/// Whether text after a period opens a sentence: a capital, or a name written with a small
+/// letter first and a capital inside ("iOS builds pass", "eBPF probes attach"). Any other
+/// lower-case word means the period was an abbreviation's.
+fn opens_sentence(after: &str) -> bool {
+    let word = after.split_whitespace().next().unwrap_or("");
+    !word.starts_with(char::is_lowercase) || word.chars().any(char::is_uppercase)
 }
 
 /// Labels of lines that are work to do or open questions, not statements.
@@ -338,9 +362,7 @@ fn sentences(paragraph: &str) -> Vec<&str> {
                 .split_whitespace()
                 .nth_back(1)
                 .is_some_and(|w| w.ends_with(|c: char| c.is_ascii_digit()));
-            if (has(ABBREVIATIONS, &word) || initial) && !unit
-                || after.starts_with(char::is_lowercase)
-            {
+            if (has(ABBREVIATIONS, &word) || initial) && !unit || !opens_sentence(after) {
                 continue;
             }
         }
@@ -479,8 +501,11 @@ fn shape_ok(words: &[Word]) -> bool {
     let plain = || words.iter().enumerate().filter(|(_, w)| !w.is_code());
     // "Rust 1.78 or later" is a lower bound, not a plan.
     let bound = |i: usize| words[i].key == "later" && i > 0 && words[i - 1].is("or and");
+    // "must not call the ledger", "must never be logged": a prohibition is a rule, and the
+    // negation stays in its object.
+    let prohibition = |i: usize| i > 0 && words[i - 1].is("must") && words[i].is("not never");
     let disqualified = plain().any(|(i, w)| {
-        w.is(DISQUALIFIERS) && !bound(i)
+        w.is(DISQUALIFIERS) && !bound(i) && !prohibition(i)
             || DISQUALIFYING_SUFFIXES.iter().any(|x| w.key.ends_with(x))
             // Code and markup outside backticks, quoted fragments, e-mail addresses.
             || w.text.contains(CODE_CHARS)
@@ -594,6 +619,10 @@ const NOUN_MARKERS: &str = "the a an this that these those each every any some n
     our your my his her all both one per another other which whose of for to in on with by from \
     and or";
 
+/// Plural verb forms that are never nouns, so a singular subject before one is a slip of
+/// grammar rather than a noun phrase.
+const VERB_ONLY: &str = "require depend listen contain expose expect";
+
 /// Participles after "has" that make a past event ("has changed", "has been").
 const PARTICIPLES: &str = "been gone done become made taken broken written seen given begun \
     grown shown got gotten had run come fallen left lost put set found kept built sent";
@@ -706,7 +735,7 @@ fn verb_follow_ok(predicate: &str, object: &[Word]) -> bool {
                 .iter()
                 .find(|w| !w.is("the a an") && !w.is(SOFT_ADVERBS))
                 .is_some_and(|w| w.is(EVALUATIVE));
-            !(gerund || judged || key == "about")
+            !(gerund || judged || key == "about") && complement_ok(object)
         }
         // "The docs need regenerating": work to do.
         "needs" | "need" | "requires" | "require" => !gerund,
@@ -716,10 +745,90 @@ fn verb_follow_ok(predicate: &str, object: &[Word]) -> bool {
     }
 }
 
-/// Whether a phrase after "has" opens with a participle: "has changed", "must have been".
+/// Whether a phrase after "has" opens with a participle: "has changed", "must have been". A
+/// capitalised word is a name ("DeepSpeed"), whatever it ends with.
 fn perfect(rest: &[Word]) -> bool {
-    rest.first()
-        .is_some_and(|w| w.is(PARTICIPLES) || w.key.len() > 4 && w.key.ends_with("ed"))
+    rest.first().is_some_and(|w| {
+        w.is(PARTICIPLES)
+            || w.text.starts_with(char::is_lowercase) && w.key.len() > 4 && w.key.ends_with("ed")
+    })
+}
+
+/// Participles of verbs that set up how something is made, kept or run. Followed by their
+/// complement they make a passive that lasts ("is built with mdBook", "are kept in the HSM");
+/// any other participle after "is" reports what just happened to it ("is deleted", "are
+/// updated", "is attached to the PR").
+const ARRANGEMENTS: &str = "built written kept stored deployed hosted served backed managed \
+    owned signed encrypted trained retrained generated configured pinned licensed compiled \
+    mounted exposed defined handled limited provisioned sent uploaded set versioned routed \
+    replicated partitioned sharded cached indexed keyed scoped bound mapped authenticated \
+    validated published exported packaged bundled distributed installed vendored derived \
+    computed sourced loaded read fetched mirrored archived retained compressed serialised \
+    serialized encoded formatted named prefixed tagged gated protected restricted isolated \
+    implemented powered driven maintained run rendered logged emitted \
+    produced consumed proxied terminated hashed salted stamped enforced capped throttled \
+    rate-limited split shared";
+
+/// Properties that belong to a design rather than to a moment: "The API is stateless".
+const PROPERTIES: &str = "stateless idempotent immutable read-only append-only write-only \
+    single-threaded multi-tenant";
+
+/// Endings of adjectives and participles. A lower-case word after "is" that ends in one
+/// describes a state ("is untouched", "is available", "is tidy", "is frozen").
+const STATE_ENDINGS: &[&str] = &[
+    "ed", "en", "able", "ible", "ful", "ous", "ive", "ic", "al", "y", "less", "ent", "ant", "ish",
+    "ary", "ile", "ing",
+];
+
+/// What may follow "is" or "are" in a fact: a noun phrase ("the source of truth", "Postgres
+/// 15", "a per-process LRU", "trunk"), a passive that sets something up ("built with Expo",
+/// "stored only in the encrypted column") or a property of the design ("stateless"). A state
+/// ("is unaffected", "is tidy now"), a place ("is in the PR description", "is at epoch 17")
+/// or a bare participle ("are updated") is news from the session, which the next one outdates.
+fn complement_ok(object: &[Word]) -> bool {
+    let lead = object
+        .iter()
+        .position(|w| !w.is(SOFT_ADVERBS))
+        .map_or(&[][..], |i| &object[i..]);
+    let Some(first) = lead.first() else {
+        return false;
+    };
+    let key = first.key.as_str();
+    if first.is_code()
+        || amount(lead).is_some()
+        || first.text.starts_with(char::is_uppercase)
+        || first.is("the a an its their one")
+        || first.is(PROPERTIES)
+    {
+        return true;
+    }
+    if first.is(ARRANGEMENTS) {
+        return lead.len() > 1;
+    }
+    // "in ISO 20022 format", "in Go": a format or a language, not a place. "at 05:00 UTC" is a
+    // time, which `standing` keeps only when it recurs.
+    if first.is(PREPOSITIONS) {
+        let rest = &lead[1..];
+        let named = rest.first().is_some_and(|w| {
+            w.is_code() || w.text.starts_with(char::is_uppercase) || amount(rest).is_some()
+        });
+        return key == "in" && named || key == "at" && amount(rest).is_some();
+    }
+    // A name or an identifier ("orders-v2", "sqlx-cli", "events-dlq") and a plain noun
+    // ("trunk", "version 7.2") are what the subject is; a word shaped like an adjective or a
+    // participle is how it is for now, and so is a compound built on a preposition
+    // ("up-to-date", "out-of-sync") or on one ("well-tested").
+    if key.contains(|c: char| c.is_ascii_digit() || "_./".contains(c)) {
+        return true;
+    }
+    let state =
+        |part: &str| part.starts_with("un") || STATE_ENDINGS.iter().any(|e| part.ends_with(e));
+    let last = key.rsplit('-').next().unwrap_or(key);
+    let adverbial = key.contains('-')
+        && key
+            .split('-')
+            .any(|part| has("up out off in on to of well", part));
+    !(state(if key.contains('-') { last } else { key }) || adverbial)
 }
 
 // 5. Quality gate -----------------------------------------------------------------------------
@@ -790,9 +899,10 @@ const EVALUATIVE: &str = "done fine good ok okay great bad nice cool awesome per
 
 /// Heads of subjects that name a diagnosis, a step of the conversation or a piece of work
 /// rather than a part of the project ("The root cause is ...", "The build error is ...", "The
-/// PR is merged"): what they are changes as the work goes on.
+/// PR is merged"): what they are changes as the work goes on. "task" is not one: a named task
+/// ("the dedupe task") is a step of a pipeline, and a bare "The task" is a generic subject.
 const DIAGNOSES: &str = "cause culprit reason problem issue bug error fix solution workaround \
-    answer result question idea plan goal task pr ticket incident hotfix patch commit story \
+    answer result question idea plan goal pr ticket incident hotfix patch commit story \
     epic";
 
 /// Adverbs next to the verb that do not change the fact ("The API also uses JWT").
@@ -832,6 +942,17 @@ fn subject_ok(subject: &[Word]) -> bool {
         || head(subject).is_some_and(|w| w.is(DIAGNOSES) || w.is(PEOPLE))
         || subject.iter().any(person_possessive)
     {
+        return false;
+    }
+    // "The release notes suggest the parameters need ...": a determiner inside a noun phrase
+    // follows a preposition or a conjunction; after any other word it opens the object of an
+    // unlisted verb, and the subject is a reported clause.
+    let embedded = subject.windows(2).any(|pair| {
+        pair[1].is("the a an this these those")
+            && !pair[0].is(PREPOSITIONS)
+            && !pair[0].is("and or both all")
+    });
+    if embedded {
         return false;
     }
     subject.iter().all(|w| {
@@ -1261,7 +1382,10 @@ fn clause_fact(words: &[Word], valid_from: Option<i64>) -> Option<Candidate> {
         return None;
     }
     let object = &words[end..];
-    if found.plural && !plural_subject(subject) {
+    // "Payment gateway require ...": a form that is only ever a verb stays one after a singular
+    // subject; "Test run", "Build cache" are nouns.
+    let verb_only = words[found.at].is(VERB_ONLY);
+    if found.plural && !verb_only && !plural_subject(subject) {
         return None;
     }
     let predicate = phrase_key(&words[found.at..end]);
@@ -2008,6 +2132,147 @@ mod tests {
         #[case] o: &str,
     ) {
         assert_eq!(triples(text), vec![triple(s, p, o)]);
+    }
+
+    #[rstest]
+    #[case(
+        "The search index is OpenSearch 2.11.",
+        "search index",
+        "is",
+        "OpenSearch 2.11"
+    )]
+    #[case(
+        "The ledger is the system of record.",
+        "ledger",
+        "is",
+        "the system of record"
+    )]
+    #[case("The release branch is trunk.", "release branch", "is", "trunk")]
+    #[case(
+        "The dead-letter topic is jobs-dlq.",
+        "dead-letter topic",
+        "is",
+        "jobs-dlq"
+    )]
+    #[case("The session API is idempotent.", "session API", "is", "idempotent")]
+    #[case(
+        "Invoices are kept in cold storage.",
+        "Invoices",
+        "are",
+        "kept in cold storage"
+    )]
+    #[case(
+        "The wiki is hosted on an internal Gitea.",
+        "wiki",
+        "is",
+        "hosted on an internal Gitea"
+    )]
+    #[case(
+        "The tokenizer is trained with SentencePiece and DeepSpeed.",
+        "tokenizer",
+        "is",
+        "trained with SentencePiece and DeepSpeed"
+    )]
+    #[case("Exports are in Avro format.", "Exports", "are", "in Avro format")]
+    fn keeps_a_noun_phrase_or_an_arrangement_after_is(
+        #[case] text: &str,
+        #[case] s: &str,
+        #[case] p: &str,
+        #[case] o: &str,
+    ) {
+        assert_eq!(triples(text), vec![triple(s, p, o)]);
+    }
+
+    #[rstest]
+    #[case::state("The Windows installer is unaffected.")]
+    #[case::adjective("The sandbox account is tidy now.")]
+    #[case::available("The beta build is available to the QA group.")]
+    #[case::participle("The changelog entries are updated.")]
+    #[case::deleted("The legacy bucket is deleted.")]
+    #[case::frozen("The release branch is frozen.")]
+    #[case::attached("The flame graph is attached to the ticket.")]
+    #[case::place("The benchmark table is in the merge request.")]
+    #[case::progress("The fine-tuning run is at step 4000.")]
+    #[case::compound("The staging mirror is up-to-date.")]
+    fn drops_a_state_or_a_place_after_is(#[case] text: &str) {
+        assert_eq!(triples(text), vec![]);
+    }
+
+    #[test]
+    fn a_name_with_a_capital_inside_opens_a_sentence() {
+        assert_eq!(
+            triples("The client is built with Flutter. macOS builds pass on CI."),
+            vec![triple("client", "is", "built with Flutter")]
+        );
+    }
+
+    #[test]
+    fn a_subject_that_reports_a_clause_is_no_fact() {
+        assert_eq!(
+            triples("The vendor docs say the token requires a refresh."),
+            vec![]
+        );
+    }
+
+    #[rstest]
+    #[case(
+        "The billing worker must not retry declined cards.",
+        "billing worker",
+        "must",
+        "not retry declined cards"
+    )]
+    #[case(
+        "Session cookies must never be readable from scripts.",
+        "Session cookies",
+        "must",
+        "never be readable from scripts"
+    )]
+    fn keeps_a_prohibition_with_its_negation(
+        #[case] text: &str,
+        #[case] s: &str,
+        #[case] p: &str,
+        #[case] o: &str,
+    ) {
+        assert_eq!(triples(text), vec![triple(s, p, o)]);
+    }
+
+    #[test]
+    fn a_verb_only_plural_after_a_singular_subject_is_still_a_verb() {
+        assert_eq!(
+            triples("Checkout service require a CSRF token."),
+            vec![triple("Checkout service", "require", "a CSRF token")]
+        );
+        assert_eq!(
+            triples("The test run uses Docker."),
+            vec![triple("test run", "uses", "Docker")]
+        );
+    }
+
+    #[test]
+    fn lower_case_lines_that_each_state_a_fact_are_read_apart() {
+        assert_eq!(
+            triples("Relay notes:\nrelay requires mutual TLS\nclient certs are stored in Vault"),
+            vec![
+                triple("relay", "requires", "mutual TLS"),
+                triple("client certs", "are", "stored in Vault"),
+            ]
+        );
+        assert_eq!(
+            triples("The relay requires mutual TLS for\nevery client"),
+            vec![triple("relay", "requires", "mutual TLS for every client")]
+        );
+    }
+
+    #[test]
+    fn a_named_task_is_part_of_a_pipeline() {
+        assert_eq!(
+            triples("The compaction task runs in the batch worker pool."),
+            vec![triple(
+                "compaction task",
+                "runs",
+                "in the batch worker pool"
+            )]
+        );
     }
 
     #[test]
