@@ -9,6 +9,7 @@ pub mod cli;
 pub mod compress;
 pub mod config;
 pub mod embed;
+pub mod install;
 pub mod mcp;
 pub mod model;
 pub mod ops;

@@ -23,8 +23,12 @@ enum Command {
     Hook { tool: String, event: String },
     /// Serve the MCP tools over stdio.
     Mcp,
-    /// Show how to register the MCP server with a host.
+    /// Show what `install` would write for a host (hooks and MCP entry); writes nothing.
     Connect(cli::connect::ConnectArgs),
+    /// Register the hooks and the MCP server with a host (with --write).
+    Install(cli::install::InstallArgs),
+    /// Remove what `install` added to a host's configuration.
+    Uninstall(cli::install::UninstallArgs),
     /// Standing rules: list, add, confirm.
     #[command(subcommand)]
     Rules(cli::rules::RulesCommand),
@@ -89,7 +93,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Hook { tool, event } => return ExitCode::from(run_hook(&tool, &event)),
         Command::Mcp => aletheia::mcp::stdio::serve().map_err(Into::into),
-        Command::Connect(a) => cli::connect::run(a),
+        Command::Connect(a) => cli::connect::run(a, json),
+        Command::Install(a) => cli::install::install(a, json),
+        Command::Uninstall(a) => cli::install::uninstall(a, json),
         Command::Rules(c) => cli::rules::run(c, json),
         Command::Compress(a) => cli::compress::run(a, json),
         Command::Review(c) => cli::review::run(c, json),

@@ -174,10 +174,14 @@ fn connect_prints_the_command_and_the_entry() {
         text.starts_with("Run this:\n  claude mcp add --scope user aletheia -- /"),
         "{text}"
     );
-    let json_part = &text[text.find('{').unwrap()..];
-    let v: Value = serde_json::from_str(json_part).unwrap();
-    assert_eq!(v["mcpServers"]["aletheia"]["type"], "stdio");
-    assert_eq!(v["mcpServers"]["aletheia"]["args"], json!(["mcp"]));
+    // The dry run lists each entry install would write, the MCP server's among them.
+    let entry = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("+ mcpServers.aletheia: "))
+        .unwrap_or_else(|| panic!("no MCP entry in: {text}"));
+    let v: Value = serde_json::from_str(entry).unwrap();
+    assert_eq!(v["type"], "stdio");
+    assert_eq!(v["args"], json!(["mcp"]));
     for host in [
         "cursor",
         "gemini",

@@ -1,6 +1,6 @@
 //! The adapter engine: one declarative file per host (`adapters/<host>.toml`, embedded at build
-//! time as JSON by `build.rs`) says which events the host sends, how each payload becomes a memory, and how the host
-//! wants context back. The engine here is the same for every host.
+//! time as JSON by `build.rs`) says which events the host sends, how each payload becomes a
+//! memory, and how the host wants context back. The engine here is the same for every host.
 
 use super::template::{self, render};
 use crate::model::{Kind, MemoryType, NewMemory};
@@ -22,12 +22,16 @@ pub const HOOK_TEXT_MAX: usize = 24 * 1024;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ContextOutput {
-    /// `{"hookSpecificOutput":{"hookEventName":E,"additionalContext":C}}` (Claude Code, Codex).
+    /// `{"hookSpecificOutput":{"hookEventName":E,"additionalContext":C}}`. Claude Code and Codex
+    /// would also take plain text, but Gemini CLI and Command Code inject only JSON, and Codex
+    /// requires `hookEventName`, so one shape serves all four.
     HookSpecific,
     /// `{"additional_context":C}` (Cursor).
     Cursor,
-    /// The block as plain text.
+    /// The block as plain text (OpenCode's plugin reads it and adds it to the system prompt).
     Plain,
+    /// The host has no way to take context (Windsurf: recall goes through MCP instead).
+    None,
 }
 
 /// One host's adapter.
@@ -148,16 +152,17 @@ impl Adapter {
         }
     }
 
-    /// The host's output for a context block.
-    pub fn context_output(&self, event: &str, block: &str) -> String {
-        match self.context_output {
+    /// The host's output for a context block, or nothing for a host that cannot take one.
+    pub fn context_output(&self, event: &str, block: &str) -> Option<String> {
+        Some(match self.context_output {
             ContextOutput::HookSpecific => serde_json::json!({
                 "hookSpecificOutput": { "hookEventName": event, "additionalContext": block }
             })
             .to_string(),
             ContextOutput::Cursor => serde_json::json!({ "additional_context": block }).to_string(),
             ContextOutput::Plain => block.to_owned(),
-        }
+            ContextOutput::None => return None,
+        })
     }
 }
 
@@ -176,7 +181,16 @@ mod tests {
 
     #[test]
     fn every_adapter_file_parses_and_each_recorded_event_has_title_and_text() {
-        assert!(hosts().contains(&"claude-code") && hosts().contains(&"cursor"));
+        let all = [
+            "claude-code",
+            "codex",
+            "command-code",
+            "cursor",
+            "gemini",
+            "opencode",
+            "windsurf",
+        ];
+        assert_eq!(hosts(), all);
         for host in hosts() {
             let a = load(host).unwrap().unwrap();
             assert_eq!(a.host, host);
@@ -184,6 +198,11 @@ mod tests {
                 assert!(
                     e.kind.is_some() || e.queue || e.context,
                     "{host}.{name} does nothing"
+                );
+                // A block built for a host that cannot take it would be work thrown away.
+                assert!(
+                    !(e.context && a.context_output == ContextOutput::None),
+                    "{host}.{name} asks for context its host cannot take"
                 );
                 if e.kind.is_some() {
                     assert!(
@@ -206,5 +225,29 @@ mod tests {
         );
         assert!(c.memory.is_none() && c.queue);
         assert_eq!(c.project, "shop");
+    }
+
+    #[test]
+    fn each_output_contract_has_its_shape() {
+        let out = |host: &str| {
+            load(host)
+                .unwrap()
+                .unwrap()
+                .context_output("SessionStart", "B")
+        };
+        let json = |host: &str| serde_json::from_str::<Value>(&out(host).unwrap()).unwrap();
+        for host in ["claude-code", "codex", "gemini", "command-code"] {
+            assert_eq!(
+                json(host),
+                serde_json::json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "B"}}),
+                "{host}"
+            );
+        }
+        assert_eq!(
+            json("cursor"),
+            serde_json::json!({"additional_context": "B"})
+        );
+        assert_eq!(out("opencode").as_deref(), Some("B"));
+        assert_eq!(out("windsurf"), None);
     }
 }

@@ -111,7 +111,11 @@ pub fn run(host: &str, event: &str) -> i32 {
         }
     }
     match (outcome, spooled) {
-        (Ok(Some(block)), _) => println!("{}", adapter.context_output(event, &block)),
+        (Ok(Some(block)), _) => {
+            if let Some(out) = adapter.context_output(event, &block) {
+                println!("{out}");
+            }
+        }
         (Ok(None), _) => {}
         (Err(_), Some((e, Ok(p)))) => eprintln!("aletheia: {e}; spooled to {}", p.display()),
         (Err(_), Some((e, Err(se)))) => eprintln!("aletheia: {e}; and {se}: this event is lost"),

@@ -1,55 +1,22 @@
-//! `aletheia connect <host>`: how to register the MCP server with a host, without writing
-//! anything: the command to run and the configuration entry it produces.
+//! `aletheia connect <host>`: the dry run of `install`. It prints, file by file, the hook
+//! entries and the MCP entry that `aletheia install <host> --write` would add (or finds already
+//! there), and the host's own command for the MCP entry where it has one. It writes nothing.
 
+use super::install::{dry_run, scope};
+use crate::install;
 use clap::Args;
-use serde_json::json;
 
 #[derive(Debug, Args)]
 pub struct ConnectArgs {
-    /// claude-code, cursor, gemini, windsurf, command-code, opencode or codex.
+    /// claude-code, cursor, codex, gemini, windsurf, opencode or command-code.
     pub host: String,
+    /// The project's files (in the working directory) instead of the user's.
+    #[arg(long)]
+    pub project: bool,
 }
 
-pub fn run(args: ConnectArgs) -> anyhow::Result<()> {
-    let exe = std::env::current_exe()?.display().to_string();
-    let stdio = json!({ "command": exe, "args": ["mcp"] });
-    let entry = |v: serde_json::Value| {
-        serde_json::to_string_pretty(&json!({ "mcpServers": { "aletheia": v } })).unwrap()
-    };
-    match args.host.as_str() {
-        "claude-code" => {
-            println!("Run this:\n  claude mcp add --scope user aletheia -- {exe} mcp\n");
-            println!(
-                "{}",
-                entry(json!({ "type": "stdio", "command": exe, "args": ["mcp"], "env": {} }))
-            );
-        }
-        "cursor" => println!("Add to ~/.cursor/mcp.json:\n{}", entry(stdio)),
-        "gemini" => println!(
-            "Run this:\n  gemini mcp add -s user aletheia {exe} mcp\n\nor add to ~/.gemini/settings.json:\n{}",
-            entry(stdio)
-        ),
-        "windsurf" => println!(
-            "Add to ~/.codeium/windsurf/mcp_config.json:\n{}",
-            entry(stdio)
-        ),
-        "command-code" => println!(
-            "Run this:\n  cmd mcp add aletheia -- {exe} mcp\n\nor add to ~/.commandcode/mcp.json:\n{}",
-            entry(json!({ "transport": "stdio", "command": exe, "args": ["mcp"] }))
-        ),
-        "opencode" => println!(
-            "Add to ~/.config/opencode/opencode.json:\n{}",
-            serde_json::to_string_pretty(
-                &json!({ "mcp": { "aletheia": { "type": "local", "command": [exe, "mcp"], "enabled": true } } })
-            )?
-        ),
-        "codex" => println!(
-            "Run this:\n  codex mcp add aletheia -- {exe} mcp\n\nor add to ~/.codex/config.toml:\n[mcp_servers.aletheia]\ncommand = {}\nargs = [\"mcp\"]",
-            serde_json::to_string(&exe)?
-        ),
-        other => anyhow::bail!(
-            "unknown host \"{other}\": use claude-code, cursor, gemini, windsurf, command-code, opencode or codex."
-        ),
-    }
-    Ok(())
+pub fn run(args: ConnectArgs, json: bool) -> anyhow::Result<()> {
+    let setting = install::Setting::from_env()?;
+    let plan = install::plan(&args.host, scope(args.project), &setting, false)?;
+    dry_run(&plan, json, false)
 }

@@ -13,6 +13,7 @@ pub mod export;
 pub mod facts;
 pub mod import;
 pub mod index;
+pub mod install;
 pub mod items;
 pub mod list;
 pub mod model;

@@ -1,0 +1,446 @@
+//! Writing and removing host configuration: the hook entries that run `aletheia hook <host>
+//! <event>` and the MCP entry that runs `aletheia mcp`, for every host, in the user's or the
+//! project's files.
+//!
+//! A change is planned in memory first, for every file of the host, and written only when the
+//! whole plan could be made: a file that does not parse, or has an unexpected shape, stops the
+//! plan before anything is written, so a host is never left half installed. The plan is also
+//! what `connect` prints, so the dry run and the write cannot disagree.
+//!
+//! Our entries are found again by what they run, never by position: a hook entry is one whose
+//! command runs `<path>/aletheia hook <host>` (see [`command`]), the MCP entry is the key
+//! `aletheia`, and OpenCode's plugin is the file `aletheia.js`. Installing twice changes
+//! nothing; uninstall removes exactly those and then any container it leaves empty, so the
+//! file returns to what it was before install.
+
+pub mod atomic;
+pub mod command;
+mod hosts;
+mod jsonc;
+mod toml_doc;
+
+pub use hosts::{HOSTS, display_name};
+
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The key of our entry in every host's MCP server table.
+pub const SERVER_KEY: &str = "aletheia";
+
+/// Whose files: the user's (in HOME) or the project's (in the working directory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    User,
+    Project,
+}
+
+/// Where the files are and what the entries run.
+#[derive(Debug, Clone)]
+pub struct Setting {
+    pub home: PathBuf,
+    /// `$XDG_CONFIG_HOME`, else `~/.config` (OpenCode keeps its files there).
+    pub config_home: PathBuf,
+    pub project: PathBuf,
+    /// The absolute path of the installed binary.
+    pub exe: PathBuf,
+}
+
+impl Setting {
+    /// From the environment: HOME, XDG_CONFIG_HOME, the working directory (`ALETHEIA_CWD` or
+    /// the process's) and this executable.
+    pub fn from_env() -> Result<Setting, InstallError> {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .ok_or(InstallError::NoHome)?;
+        let config_home = std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .unwrap_or_else(|| home.join(".config"));
+        let exe = std::env::current_exe()
+            .and_then(std::fs::canonicalize)
+            .map_err(|source| InstallError::Io {
+                path: PathBuf::from("the aletheia executable"),
+                source,
+            })?;
+        Ok(Setting {
+            home,
+            config_home,
+            project: std::path::absolute(crate::config::working_dir())
+                .unwrap_or_else(|_| crate::config::working_dir()),
+            exe,
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error("unknown host \"{0}\": use {hosts}", hosts = HOSTS.join(", "))]
+    UnknownHost(String),
+    #[error("{0} has no adapter in this build yet, so there are no hook events to register for it")]
+    NoAdapter(String),
+    #[error("{0}")]
+    Adapter(String),
+    #[error("HOME is not set, so the user's configuration cannot be found")]
+    NoHome,
+    #[error(
+        "{path}: line {line}, column {column}: {message}; the file was left untouched (fix it, then run this again)",
+        path = path.display()
+    )]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error(
+        "{path}: `{at}` is not {expected}; the file was left untouched",
+        path = path.display()
+    )]
+    Shape {
+        path: PathBuf,
+        at: String,
+        expected: &'static str,
+    },
+    #[error("{path}: {source}", path = path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What a change does to one entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Add,
+    Replace,
+    Remove,
+    Unchanged,
+}
+
+/// One entry added, replaced, removed or found already in place.
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    pub action: Action,
+    /// Where in the file: `hooks.Stop`, `mcpServers.aletheia`, `mcp_servers.aletheia`.
+    pub at: String,
+    pub entry: Value,
+    /// What a replaced entry was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<Value>,
+}
+
+impl Change {
+    fn new(action: Action, at: &str, entry: Value) -> Change {
+        Change {
+            action,
+            at: at.to_owned(),
+            entry,
+            previous: None,
+        }
+    }
+
+    fn replaced(at: &str, previous: Value, entry: Value) -> Change {
+        Change {
+            previous: Some(previous),
+            ..Change::new(Action::Replace, at, entry)
+        }
+    }
+}
+
+/// The syntax of a file, which decides how its entries are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Json,
+    Toml,
+    /// A file that is ours as a whole (OpenCode's plugin).
+    File,
+}
+
+/// How hook entries nest under `hooks.<event>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookStyle {
+    /// `[{ "matcher"?, "hooks": [handler] }]`: Claude Code, Codex, Gemini CLI, Command Code.
+    Grouped,
+    /// `[handler]`: Cursor, Windsurf.
+    Flat,
+}
+
+/// What ends up on disk for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing to change.
+    Keep,
+    Write(String),
+    /// Only our entries were in it: uninstall removes the file.
+    Delete,
+}
+
+/// The planned change to one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct FilePlan {
+    pub path: PathBuf,
+    pub format: Format,
+    /// What the file holds: `hooks`, `MCP server`, `hooks and MCP server`, `plugin`.
+    pub holds: &'static str,
+    pub exists: bool,
+    pub changes: Vec<Change>,
+    #[serde(skip)]
+    pub outcome: Outcome,
+}
+
+impl FilePlan {
+    pub fn changed(&self) -> bool {
+        self.outcome != Outcome::Keep
+    }
+}
+
+/// Everything install (or uninstall) would do for one host and scope.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    pub host: String,
+    pub scope: Scope,
+    pub uninstall: bool,
+    pub files: Vec<FilePlan>,
+    /// The host's own command that registers the MCP server, where it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_command: Option<String>,
+    /// What this host cannot have in this scope, and other things worth knowing.
+    pub notes: Vec<String>,
+}
+
+/// One file's edits, as the host table describes them.
+#[derive(Debug, Clone)]
+pub(crate) struct FileSpec {
+    pub path: PathBuf,
+    pub holds: &'static str,
+    pub edits: Edits,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Edits {
+    Json(Vec<JsonEdit>),
+    /// `[container.aletheia]` with these fields.
+    TomlServer {
+        container: &'static str,
+        value: Value,
+    },
+    /// The whole file's contents.
+    File(String),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum JsonEdit {
+    /// A top-level key the host needs in every file (Cursor's `"version": 1`): added when
+    /// missing, never removed.
+    Required { key: &'static str, value: Value },
+    /// `hooks.<event>` entries, one per event.
+    Hooks {
+        style: HookStyle,
+        entries: Vec<(String, Value)>,
+    },
+    /// `<container>.aletheia`.
+    Server {
+        container: &'static str,
+        value: Value,
+    },
+}
+
+/// Plan installing (or, with `uninstall`, removing) `host` in `scope`.
+pub fn plan(
+    host: &str,
+    scope: Scope,
+    setting: &Setting,
+    uninstall: bool,
+) -> Result<Plan, InstallError> {
+    let spec = hosts::spec(host, scope, setting)?;
+    let mut files = Vec::new();
+    for file in spec.files {
+        files.push(plan_file(host, file, uninstall)?);
+    }
+    Ok(Plan {
+        host: host.to_owned(),
+        scope,
+        uninstall,
+        files,
+        host_command: spec.host_command,
+        notes: spec.notes,
+    })
+}
+
+fn plan_file(host: &str, file: FileSpec, uninstall: bool) -> Result<FilePlan, InstallError> {
+    let path = file.path;
+    let before = match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(source) => return Err(InstallError::Io { path, source }),
+    };
+    let mut plan = FilePlan {
+        path,
+        format: match file.edits {
+            Edits::Json(_) => Format::Json,
+            Edits::TomlServer { .. } => Format::Toml,
+            Edits::File(_) => Format::File,
+        },
+        holds: file.holds,
+        exists: before.is_some(),
+        changes: vec![],
+        outcome: Outcome::Keep,
+    };
+    if uninstall && before.is_none() {
+        return Ok(plan);
+    }
+    let text = before.as_deref().unwrap_or("");
+    let (changes, after, empty) = match &file.edits {
+        Edits::Json(edits) => edit_json(host, &plan.path, text, edits, uninstall)?,
+        Edits::TomlServer { container, value } => {
+            let parse_error = |e: toml_doc::ParseError| InstallError::Parse {
+                path: plan.path.clone(),
+                line: e.line,
+                column: e.column,
+                message: e.message,
+            };
+            let mut doc = toml_doc::parse(text).map_err(parse_error)?;
+            let changes = toml_doc::server(&mut doc, container, SERVER_KEY, value, uninstall)
+                .map_err(|at| InstallError::Shape {
+                    path: plan.path.clone(),
+                    at,
+                    expected: "a table",
+                })?;
+            (changes, doc.to_string(), String::new())
+        }
+        Edits::File(contents) => file_change(text, before.is_some(), contents, uninstall),
+    };
+    plan.changes = changes;
+    plan.outcome = if uninstall && after == empty && plan.changes.iter().any(is_removal) {
+        Outcome::Delete
+    } else if before.as_deref() == Some(after.as_str()) {
+        Outcome::Keep
+    } else {
+        Outcome::Write(after)
+    };
+    Ok(plan)
+}
+
+fn is_removal(c: &Change) -> bool {
+    c.action == Action::Remove
+}
+
+/// Apply `edits` to a JSON document; returns the changes, the new text, and the text of a file
+/// that holds nothing of ours (a file left exactly so by uninstall was created by install, and
+/// is removed).
+fn edit_json(
+    host: &str,
+    path: &Path,
+    text: &str,
+    edits: &[JsonEdit],
+    uninstall: bool,
+) -> Result<(Vec<Change>, String, String), InstallError> {
+    let shape = |e: jsonc::ShapeError| InstallError::Shape {
+        path: path.to_path_buf(),
+        at: e.at,
+        expected: e.expected,
+    };
+    let root = jsonc::parse(text).map_err(|e| InstallError::Parse {
+        path: path.to_path_buf(),
+        line: e.line,
+        column: e.column,
+        message: e.message,
+    })?;
+    let obj = jsonc::root_object(&root).map_err(shape)?;
+    let mut changes = Vec::new();
+    for edit in edits {
+        changes.extend(match edit {
+            JsonEdit::Required { key, value } if !uninstall => jsonc::ensure_key(&obj, key, value),
+            JsonEdit::Required { .. } => vec![],
+            JsonEdit::Hooks { style, entries } => {
+                let wanted: &[(String, Value)] = if uninstall { &[] } else { entries };
+                jsonc::hooks(&obj, host, *style, wanted).map_err(shape)?
+            }
+            JsonEdit::Server { container, value } => {
+                jsonc::server(&obj, container, SERVER_KEY, value, uninstall).map_err(shape)?
+            }
+        });
+    }
+    let empty = jsonc::parse("").expect("empty text parses");
+    let empty_obj = jsonc::root_object(&empty).expect("an empty document takes an object");
+    for edit in edits {
+        if let JsonEdit::Required { key, value } = edit {
+            jsonc::ensure_key(&empty_obj, key, value);
+        }
+    }
+    Ok((changes, root.to_string(), empty.to_string()))
+}
+
+/// A file that is ours as a whole: written when missing or different, removed on uninstall.
+fn file_change(
+    text: &str,
+    exists: bool,
+    contents: &str,
+    uninstall: bool,
+) -> (Vec<Change>, String, String) {
+    let entry = Value::String(format!("{} lines", contents.lines().count()));
+    let action = match (exists, uninstall) {
+        (_, true) => Action::Remove,
+        (false, false) => Action::Add,
+        (true, false) if text == contents => Action::Unchanged,
+        (true, false) => Action::Replace,
+    };
+    let after = if uninstall {
+        String::new()
+    } else {
+        contents.to_owned()
+    };
+    (
+        vec![Change::new(action, "file", entry)],
+        after,
+        String::new(),
+    )
+}
+
+/// What writing a plan did to one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Written {
+    pub path: PathBuf,
+    pub deleted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<PathBuf>,
+}
+
+/// Write every changed file of `plan`.
+pub fn apply(plan: &Plan) -> Result<Vec<Written>, InstallError> {
+    let mut written = Vec::new();
+    for file in &plan.files {
+        let io = |source| InstallError::Io {
+            path: file.path.clone(),
+            source,
+        };
+        let (backup, deleted) = match &file.outcome {
+            Outcome::Keep => continue,
+            Outcome::Write(text) => (atomic::write(&file.path, text).map_err(io)?, false),
+            Outcome::Delete => (atomic::remove(&file.path).map_err(io)?, true),
+        };
+        written.push(Written {
+            path: file.path.clone(),
+            deleted,
+            backup,
+        });
+    }
+    Ok(written)
+}
+
+/// An entry as it appears in its file, for the dry run.
+pub fn render_entry(format: Format, at: &str, entry: &Value) -> String {
+    match format {
+        Format::Toml => {
+            let (container, key) = at.split_once('.').unwrap_or((at, SERVER_KEY));
+            toml_doc::render(container, key, entry)
+        }
+        Format::Json => entry.to_string(),
+        Format::File => entry.as_str().unwrap_or_default().to_owned(),
+    }
+}

@@ -1,0 +1,663 @@
+//! `connect`, `install` and `uninstall` through the real binary, against a temporary HOME and
+//! a temporary project folder holding configuration files the user already had: comments,
+//! other hooks, other MCP servers, odd TOML formatting. What must hold for every host with an
+//! adapter: the entries land where the host reads them, the file still parses in the host's
+//! format, a second install changes no byte, uninstall gives back the user's file byte for byte,
+//! a backup is kept, and a file that does not parse is never touched.
+
+mod support;
+
+use aletheia::capture::adapter;
+use rstest::rstest;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use support::{Env, fixtures};
+
+struct Setup {
+    env: Env,
+    project: PathBuf,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let env = Env::new();
+        let project = env.dir.path().join("work/shop");
+        std::fs::create_dir_all(&project).unwrap();
+        Setup { env, project }
+    }
+
+    fn home(&self) -> &Path {
+        self.env.dir.path()
+    }
+
+    /// Where a scope's files live.
+    fn root(&self, project: bool) -> &Path {
+        if project { &self.project } else { self.home() }
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        self.env
+            .cmd()
+            .env("ALETHEIA_CWD", &self.project)
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    /// Run and require success; returns stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+/// The binary as the hook commands must name it: absolute, links resolved.
+fn exe() -> String {
+    let path = assert_cmd::cargo::cargo_bin("aletheia");
+    std::fs::canonicalize(path).unwrap().display().to_string()
+}
+
+/// A host's files in one scope, relative to HOME or the project: where the hooks go (and
+/// whether they nest in matcher groups), where the MCP entry goes (and at which JSON pointer,
+/// or TOML), and OpenCode's plugin.
+struct Layout {
+    hooks: Option<&'static str>,
+    mcp: Option<(&'static str, &'static str)>,
+    plugin: Option<&'static str>,
+}
+
+fn layout(host: &str, project: bool) -> Layout {
+    let (hooks, mcp, plugin) = match (host, project) {
+        ("claude-code", false) => (
+            Some(".claude/settings.json"),
+            Some((".claude.json", "/mcpServers/aletheia/command")),
+            None,
+        ),
+        ("claude-code", true) => (
+            Some(".claude/settings.json"),
+            Some((".mcp.json", "/mcpServers/aletheia/command")),
+            None,
+        ),
+        ("cursor", _) => (
+            Some(".cursor/hooks.json"),
+            Some((".cursor/mcp.json", "/mcpServers/aletheia/command")),
+            None,
+        ),
+        ("codex", _) => (
+            Some(".codex/hooks.json"),
+            Some((".codex/config.toml", "toml")),
+            None,
+        ),
+        ("gemini", _) => (
+            Some(".gemini/settings.json"),
+            Some((".gemini/settings.json", "/mcpServers/aletheia/command")),
+            None,
+        ),
+        ("windsurf", false) => (
+            Some(".codeium/windsurf/hooks.json"),
+            Some((
+                ".codeium/windsurf/mcp_config.json",
+                "/mcpServers/aletheia/command",
+            )),
+            None,
+        ),
+        // Windsurf has no project MCP file.
+        ("windsurf", true) => (Some(".windsurf/hooks.json"), None, None),
+        ("opencode", false) => (
+            None,
+            Some((".config/opencode/opencode.json", "/mcp/aletheia/command/0")),
+            Some(".config/opencode/plugins/aletheia.js"),
+        ),
+        ("opencode", true) => (
+            None,
+            Some(("opencode.json", "/mcp/aletheia/command/0")),
+            Some(".opencode/plugins/aletheia.js"),
+        ),
+        ("command-code", false) => (
+            Some(".commandcode/settings.json"),
+            Some((".commandcode/mcp.json", "/mcpServers/aletheia/command")),
+            None,
+        ),
+        ("command-code", true) => (
+            Some(".commandcode/settings.json"),
+            Some((".mcp.json", "/mcpServers/aletheia/command")),
+            None,
+        ),
+        _ => unreachable!("{host}"),
+    };
+    Layout { hooks, mcp, plugin }
+}
+
+/// What a user already had in each file: realistic content with comments where the host reads
+/// JSONC, other hooks in the events we add to, other MCP servers, and TOML written by hand.
+fn original(file: &str) -> &'static str {
+    match file {
+        // Claude Code reads strict JSON.
+        ".claude/settings.json" => {
+            r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": {
+    "allow": ["Bash(npm run test:*)", "Read(~/.zshrc)"]
+  },
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Edit|Write",
+        "hooks": [{ "type": "command", "command": "npx prettier --write \"$CLAUDE_FILE_PATHS\"" }]
+      }
+    ]
+  },
+  "model": "opus"
+}
+"#
+        }
+        ".claude.json" => {
+            r#"{
+  "numStartups": 42,
+  "theme": "dark",
+  "mcpServers": {
+    "github": {
+      "type": "stdio",
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": {}
+    }
+  },
+  "projects": {
+    "/home/dev/shop": { "allowedTools": [], "hasTrustDialogAccepted": true }
+  }
+}
+"#
+        }
+        ".mcp.json" => {
+            r#"{
+  "mcpServers": {
+    "postgres": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-postgres", "postgresql://localhost/shop"] }
+  }
+}
+"#
+        }
+        ".cursor/hooks.json" => {
+            r#"{
+  // Team hooks: keep the formatter first.
+  "version": 1,
+  "hooks": {
+    "afterFileEdit": [{ "command": "./hooks/format.sh" }], // runs on every edit
+    "stop": [
+      { "command": "./hooks/notify.sh", "timeout": 5 },
+    ],
+  },
+}
+"#
+        }
+        ".cursor/mcp.json" => {
+            r#"{
+  /* Servers shared by the team. */
+  "mcpServers": {
+    "linear": { "url": "https://mcp.linear.app/sse" }, // needs login
+  }
+}
+"#
+        }
+        ".codex/hooks.json" => {
+            r#"{
+  "hooks": {
+    "Stop": [ { "hooks": [ { "type": "command", "command": "say done" } ] } ]
+  }
+}
+"#
+        }
+        ".codex/config.toml" => {
+            r#"# Codex settings, by hand.
+model = "gpt-5-codex"     # the default model
+approval_policy="on-request"
+
+[mcp_servers.github]   # GitHub tools
+command="npx"
+args = [ "-y",   "@modelcontextprotocol/server-github" ]
+  [mcp_servers.github.env]
+  GITHUB_TOKEN_ENV="GH_TOKEN"
+
+[profiles.fast]
+model = "gpt-5-mini"
+
+# trailing notes stay too
+"#
+        }
+        ".gemini/settings.json" => {
+            r#"{
+  // Gemini CLI reads comments here.
+  "theme": "GitHub",
+  "hooks": {
+    "BeforeTool": [
+      {
+        "matcher": "write_file|replace",
+        "hooks": [{ "name": "lint", "type": "command", "command": "./lint.sh", "timeout": 5000 }]
+      }
+    ]
+  },
+  "mcpServers": {
+    "fs": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."] }
+  }
+}
+"#
+        }
+        ".codeium/windsurf/hooks.json" | ".windsurf/hooks.json" => {
+            r#"{
+  "hooks": {
+    // Block secrets before they are written.
+    "pre_write_code": [{ "command": "python3 ~/guard.py", "show_output": true }]
+  }
+}
+"#
+        }
+        ".codeium/windsurf/mcp_config.json" => {
+            r#"{
+  "mcpServers": {
+    "browser": { "serverUrl": "http://localhost:3000/mcp" }
+  }
+}
+"#
+        }
+        ".config/opencode/opencode.json" | "opencode.json" => {
+            r#"{
+  "$schema": "https://opencode.ai/config.json",
+  // A local model for quick questions.
+  "model": "anthropic/claude-sonnet-4",
+  "mcp": {
+    "docs": { "type": "remote", "url": "https://docs.example.com/mcp", "enabled": true }
+  }
+}
+"#
+        }
+        ".commandcode/settings.json" => {
+            r#"{
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "SHELL", "hooks": [{ "type": "command", "command": "./check-shell.sh", "timeout": 30 }] }
+    ]
+  }
+}
+"#
+        }
+        ".commandcode/mcp.json" => {
+            r#"{
+  "mcpServers": {
+    "sentry": { "transport": "http", "url": "https://mcp.sentry.dev/mcp" }
+  }
+}
+"#
+        }
+        other => panic!("no original for {other}"),
+    }
+}
+
+/// The host's files, each with the contents the test wrote first.
+fn write_originals(s: &Setup, host: &str, project: bool) -> Vec<(PathBuf, &'static str)> {
+    let l = layout(host, project);
+    let mut files: Vec<&str> = l.hooks.into_iter().chain(l.mcp.map(|m| m.0)).collect();
+    files.dedup();
+    files
+        .into_iter()
+        .map(|rel| {
+            let path = s.root(project).join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, original(rel)).unwrap();
+            (path, original(rel))
+        })
+        .collect()
+}
+
+fn parse_jsonc(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    jsonc_parser::cst::CstRootNode::parse(&text, &Default::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .to_serde_value()
+        .unwrap()
+}
+
+/// Every string anywhere inside `v`.
+fn strings(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+/// Every file below `dir`, with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[rstest]
+fn install_twice_then_uninstall_gives_back_the_users_files(
+    #[values(
+        "claude-code",
+        "cursor",
+        "codex",
+        "gemini",
+        "windsurf",
+        "opencode",
+        "command-code"
+    )]
+    host: &str,
+    #[values(false, true)] project: bool,
+) {
+    let Some(adapter) = adapter::load(host) else {
+        return;
+    };
+    let adapter = adapter.unwrap();
+    let s = Setup::new();
+    let originals = write_originals(&s, host, project);
+    let scope: &[&str] = if project { &["--project"] } else { &[] };
+    let args = |cmd: &'static str| [&[cmd, host][..], scope].concat();
+
+    // The dry runs write nothing.
+    let before = snapshot(s.home());
+    let shown = s.ok(&args("connect"));
+    assert!(shown.contains(&exe()), "{shown}");
+    let shown = s.ok(&args("install"));
+    assert!(shown.contains("add --write"), "{shown}");
+    assert_eq!(snapshot(s.home()), before, "a dry run wrote something");
+
+    let out = s.ok(&[args("install"), vec!["--write"]].concat());
+    assert!(out.contains("installed"), "{out}");
+    let l = layout(host, project);
+    let root = s.root(project);
+
+    if let Some(hooks) = l.hooks {
+        let v = parse_jsonc(&root.join(hooks));
+        for event in adapter.events.keys() {
+            let mut commands = Vec::new();
+            strings(&v["hooks"][event], &mut commands);
+            let want = format!("{} hook {host} {event}", exe());
+            assert_eq!(
+                commands.iter().filter(|c| **c == want).count(),
+                1,
+                "{hooks}: {event}: {commands:?}"
+            );
+        }
+        if host == "gemini" {
+            // Gemini CLI counts in milliseconds.
+            let group = &v["hooks"]["SessionStart"][0]["hooks"][0];
+            assert_eq!(group["timeout"], 10_000, "{group}");
+        }
+    }
+    match l.mcp {
+        Some((file, "toml")) => {
+            let text = std::fs::read_to_string(root.join(file)).unwrap();
+            let doc: toml_edit::DocumentMut = text.parse().unwrap();
+            let entry = &doc["mcp_servers"]["aletheia"];
+            assert_eq!(entry["command"].as_str(), Some(exe().as_str()), "{text}");
+            assert_eq!(entry["args"].as_array().unwrap().len(), 1);
+            // The user's table is still before ours, with its comment.
+            assert!(
+                text.contains("[mcp_servers.github]   # GitHub tools"),
+                "{text}"
+            );
+        }
+        Some((file, pointer)) => {
+            let v = parse_jsonc(&root.join(file));
+            assert_eq!(
+                v.pointer(pointer),
+                Some(&Value::String(exe())),
+                "{file}: {v}"
+            );
+        }
+        None => {}
+    }
+    if let Some(plugin) = l.plugin {
+        let js = std::fs::read_to_string(root.join(plugin)).unwrap();
+        assert!(js.contains(&format!("const BIN = {:?}", exe())), "{js}");
+        assert!(!js.contains("\"__ALETHEIA_BIN__\""));
+    }
+    for (path, text) in &originals {
+        let backup = PathBuf::from(format!("{}.aletheia-backup", path.display()));
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), *text);
+    }
+
+    // A second install changes no byte.
+    let installed = snapshot(s.home());
+    let out = s.ok(&[args("install"), vec!["--write"]].concat());
+    assert!(out.contains("already installed; nothing written"), "{out}");
+    assert_eq!(snapshot(s.home()), installed);
+
+    let out = s.ok(&args("uninstall"));
+    assert!(out.contains("uninstalled"), "{out}");
+    for (path, text) in &originals {
+        assert_eq!(
+            std::fs::read_to_string(path).unwrap(),
+            *text,
+            "{}",
+            path.display()
+        );
+    }
+    if let Some(plugin) = l.plugin {
+        assert!(!root.join(plugin).exists(), "the plugin was ours alone");
+    }
+    let out = s.ok(&args("uninstall"));
+    assert!(out.contains("not installed; nothing written"), "{out}");
+}
+
+#[test]
+fn files_that_did_not_exist_are_created_and_removed_again() {
+    let s = Setup::new();
+    s.ok(&["install", "cursor", "--write"]);
+    let hooks = s.home().join(".cursor/hooks.json");
+    let v = parse_jsonc(&hooks);
+    assert_eq!(v["version"], 1, "Cursor needs the version key: {v}");
+    assert!(s.home().join(".cursor/mcp.json").exists());
+    assert!(!PathBuf::from(format!("{}.aletheia-backup", hooks.display())).exists());
+    let out = s.ok(&["uninstall", "cursor"]);
+    assert!(out.contains("removed"), "{out}");
+    assert!(!hooks.exists() && !s.home().join(".cursor/mcp.json").exists());
+}
+
+#[test]
+fn a_moved_binary_is_updated_in_place_and_never_doubled() {
+    let s = Setup::new();
+    let settings = s.home().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    // An older install from another path, and one written by hand from the README.
+    std::fs::write(
+        &settings,
+        r#"{
+  "hooks": {
+    "Stop": [
+      { "hooks": [{ "type": "command", "command": "/old/bin/aletheia hook claude-code Stop" }] },
+      { "hooks": [{ "type": "command", "command": "./mine.sh" }] }
+    ],
+    "SessionEnd": [
+      { "hooks": [{ "type": "command", "command": "aletheia hook claude-code SessionEnd" },
+                  { "type": "command", "command": "./cleanup.sh" }] }
+    ],
+    "PreCompact": [{ "hooks": [{ "type": "command", "command": "/old/bin/aletheia hook claude-code PreCompact" }] }]
+  }
+}
+"#,
+    )
+    .unwrap();
+    let shown = s.ok(&["connect", "claude-code"]);
+    assert!(
+        shown.contains(
+            "- hooks.Stop: {\"hooks\":[{\"type\":\"command\",\"command\":\"/old/bin/aletheia"
+        ),
+        "{shown}"
+    );
+    s.ok(&["install", "claude-code", "--write"]);
+    let v = parse_jsonc(&settings);
+    let stop = v["hooks"]["Stop"].as_array().unwrap();
+    assert_eq!(stop.len(), 2, "{v}");
+    assert_eq!(
+        stop[0]["hooks"][0]["command"],
+        format!("{} hook claude-code Stop", exe()),
+        "replaced where it was"
+    );
+    assert_eq!(stop[1]["hooks"][0]["command"], "./mine.sh");
+    // The hand-written one shared a group with the user's: only ours left it.
+    let end = v["hooks"]["SessionEnd"].as_array().unwrap();
+    assert_eq!(end[0]["hooks"].as_array().unwrap().len(), 1);
+    assert_eq!(end[0]["hooks"][0]["command"], "./cleanup.sh");
+    assert_eq!(
+        end[1]["hooks"][0]["command"],
+        format!("{} hook claude-code SessionEnd", exe())
+    );
+    // An event the adapter no longer handles loses our entry.
+    assert!(v["hooks"].get("PreCompact").is_none(), "{v}");
+}
+
+#[rstest]
+#[case(
+    "claude-code",
+    ".claude/settings.json",
+    "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": [\n  }\n}\n",
+    "line 5"
+)]
+#[case(
+    "codex",
+    ".codex/config.toml",
+    "model = \"o3\"\n[mcp_servers.github\ncommand = \"npx\"\n",
+    "line 2"
+)]
+#[case(
+    "gemini",
+    ".gemini/settings.json",
+    "{ \"theme\": \"x\" \"hooks\": {} }",
+    "line 1"
+)]
+fn a_config_that_does_not_parse_is_left_untouched(
+    #[case] host: &str,
+    #[case] file: &str,
+    #[case] broken: &str,
+    #[case] position: &str,
+) {
+    let s = Setup::new();
+    let path = s.home().join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, broken).unwrap();
+    let before = snapshot(s.home());
+    for args in [
+        vec!["install", host, "--write"],
+        vec!["uninstall", host],
+        vec!["connect", host],
+    ] {
+        let out = s.run(&args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&path.display().to_string())
+                && err.contains(position)
+                && err.contains("left untouched"),
+            "{err}"
+        );
+    }
+    // Nothing written anywhere: not the broken file, not the host's other file.
+    assert_eq!(snapshot(s.home()), before);
+}
+
+#[test]
+fn an_entry_where_the_host_wants_an_object_stops_the_install() {
+    let s = Setup::new();
+    let path = s.home().join(".gemini/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, "{ \"hooks\": [] }\n").unwrap();
+    let out = s.run(&["install", "gemini", "--write"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("`hooks` is not an object"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "{ \"hooks\": [] }\n"
+    );
+}
+
+#[test]
+fn connect_shows_the_hosts_own_command_and_json_for_scripts() {
+    let s = Setup::new();
+    let out = s.ok(&["connect", "claude-code"]);
+    assert!(
+        out.contains(&format!(
+            "  claude mcp add --scope user aletheia -- {} mcp",
+            exe()
+        )),
+        "{out}"
+    );
+    let out = s.ok(&["connect", "claude-code", "--project", "--json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["plan"]["scope"], "project");
+    let files: Vec<_> = v["plan"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            s.project
+                .join(".claude/settings.json")
+                .display()
+                .to_string(),
+            s.project.join(".mcp.json").display().to_string()
+        ]
+    );
+    assert!(
+        v["plan"]["host_command"]
+            .as_str()
+            .unwrap()
+            .starts_with("claude mcp add --scope project aletheia -- /")
+    );
+    let out = s.run(&["connect", "emacs"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown host \"emacs\""));
+}
+
+#[test]
+fn an_installed_claude_code_hook_stores_a_memory() {
+    // End to end through the file: the command Claude Code would run is the one in
+    // settings.json, run here by a shell as the host runs it.
+    let s = Setup::new();
+    s.ok(&["install", "claude-code", "--write"]);
+    let v = parse_jsonc(&s.home().join(".claude/settings.json"));
+    let command = v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let payload = std::fs::read(fixtures().join("claude-code/UserPromptSubmit.json")).unwrap();
+    let out = assert_cmd::Command::new("sh")
+        .args(["-c", &command])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", s.home())
+        .env("TMPDIR", s.env.tmp())
+        .env("ALETHEIA_DATA_DIR", s.env.data())
+        .write_stdin(payload)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let memories = s.env.memories();
+    assert_eq!(memories.len(), 1, "{memories:?}");
+    assert_eq!(memories[0].0, "prompt");
+    assert!(memories[0].2.contains("discount field"), "{memories:?}");
+}
