@@ -117,7 +117,8 @@ fn unknown_events_and_hosts_exit_0() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("unknown tool \"vim\"") && err.contains("claude-code, codex, command-code, cursor, gemini, opencode, windsurf"),
+        err.contains("unknown tool \"vim\"")
+            && err.contains("claude-code, codex, command-code, cursor, gemini, opencode, windsurf"),
         "{err}"
     );
     let out = env.cmd().arg("hook").output().unwrap();
