@@ -60,6 +60,8 @@ enum Command {
     Context(cli::context::ContextArgs),
     /// Import memories from JSONL (a file or stdin).
     Import(cli::import::ImportArgs),
+    /// Store the prompts and summaries of past sessions from a host's transcripts.
+    Backfill(cli::backfill::BackfillArgs),
     /// Export every memory as JSONL to stdout.
     Export(cli::export::ExportArgs),
     /// Redact stored rows again with the current rules.
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         Command::Uninstall(a) => cli::install::uninstall(a, json),
         Command::Rules(c) => cli::rules::run(c, json),
         Command::Compress(a) => cli::compress::run(a, json),
+        Command::Backfill(a) => cli::backfill::run(a, json),
         Command::Review(c) => cli::review::run(c, json),
         Command::List(c) => cli::list::run(c, json),
         Command::Save(a) => cli::save::run(a, json),

@@ -419,6 +419,15 @@ fn table() -> Vec<Row> {
             |p| json!({ "project": p.project }),
         ),
         row("jobs", EveryProject, |_| json!({})),
+        row("backfill", NamesProject, |p| {
+            json!({ "host": "claude-code", "entries": [{
+                "session_id": "s-backfill",
+                "cwd": format!("/nonexistent-aletheia/{}", p.project),
+                "at": T0,
+                "kind": "prompt",
+                "text": format!("{} back-filled prompt", p.project),
+            }] })
+        }),
     ]
 }
 

@@ -3,3 +3,4 @@
 pub mod adapter;
 pub mod hook;
 pub mod template;
+pub mod transcript;

@@ -3,6 +3,7 @@
 //! the redactor, the clock and the caller are decided here and nowhere below), call it, and
 //! print its text, or its JSON with `--json`.
 
+pub mod backfill;
 pub mod capture;
 pub mod compress;
 pub mod connect;

@@ -13,6 +13,7 @@
 //! redactor, the clock and the [`Caller`]; nothing is read from the environment or from globals.
 
 pub mod args;
+pub mod backfill;
 pub mod compress;
 pub mod lists;
 pub mod memories;
@@ -277,6 +278,7 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<review::ReviewReject>::ENTRY,
     &Op::<compress::Compress>::ENTRY,
     &Op::<compress::Jobs>::ENTRY,
+    &Op::<backfill::Backfill>::ENTRY,
 ];
 
 /// An operation by name.
