@@ -288,6 +288,35 @@ impl Text for ops::rules::ConfirmRule {
     }
 }
 
+impl Text for ops::rules::SyncRules {
+    /// One line per file: `created /p/CLAUDE.md (claude-code)`, `skipped … : why`.
+    fn text(r: &Self::Output, _: &Clock) -> Rendered {
+        if r.tools.is_empty() {
+            return Rendered::plain(format!(
+                "No tool is connected in {}: nothing written. `aletheia install <tool> --write` connects one; --tool <tool> writes one tool's file anyway.",
+                r.root.display()
+            ));
+        }
+        let lines: Vec<String> = r
+            .files
+            .iter()
+            .map(|f| {
+                let mut s = format!(
+                    "{} {} ({})",
+                    f.action.as_str(),
+                    f.path.display(),
+                    f.hosts.join(", ")
+                );
+                if let Some(why) = &f.reason {
+                    s.push_str(&format!(": {why}"));
+                }
+                s
+            })
+            .collect();
+        Rendered::plain(lines.join("\n"))
+    }
+}
+
 impl Text for ops::memories::DismissMemory {
     fn text(c: &Self::Output, _: &Clock) -> Rendered {
         Rendered::plain(format!(

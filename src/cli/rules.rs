@@ -1,7 +1,7 @@
-//! `aletheia rules list|add|confirm`: standing rules (`list_rules`, `add_rule`,
-//! `confirm_rule`).
+//! `aletheia rules list|add|confirm|sync`: standing rules (`list_rules`, `add_rule`,
+//! `confirm_rule`, `sync_rules`).
 
-use crate::ops::rules::{AddRule, ConfirmRule, ListRules, ScopeTier};
+use crate::ops::rules::{AddRule, ConfirmRule, ListRules, ScopeTier, SyncRules};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -30,6 +30,15 @@ pub enum RulesCommand {
     },
     /// Record that a rule was re-checked.
     Confirm { id: String },
+    /// Write the enabled rules into each connected tool's rule file at the project root.
+    Sync {
+        /// Only this tool's file, even if it is not connected.
+        #[arg(long)]
+        tool: Option<String>,
+        /// Whose rules; default: the working directory's project (the only one allowed).
+        #[arg(long)]
+        project: Option<String>,
+    },
 }
 
 pub fn run(cmd: RulesCommand, json: bool) -> anyhow::Result<()> {
@@ -56,5 +65,16 @@ pub fn run(cmd: RulesCommand, json: bool) -> anyhow::Result<()> {
             json,
         ),
         RulesCommand::Confirm { id } => super::run(ConfirmRule { id }, caller, json),
+        // The command line runs on the user's machine, in the project: it is the edge that
+        // knows where the files are.
+        RulesCommand::Sync { tool, project } => super::run(
+            SyncRules {
+                tool,
+                project,
+                place: Some(crate::install::Setting::from_env()?),
+            },
+            caller,
+            json,
+        ),
     }
 }

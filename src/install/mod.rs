@@ -17,6 +17,7 @@ pub mod atomic;
 pub mod command;
 mod hosts;
 mod jsonc;
+pub mod rules_sync;
 mod toml_doc;
 
 pub use hosts::{HOSTS, display_name};
@@ -250,8 +251,24 @@ pub(crate) enum JsonEdit {
     },
 }
 
-/// Plan installing (or, with `uninstall`, removing) `host` in `scope`.
+/// Plan installing (or, with `uninstall`, removing) `host` in `scope`. Uninstall also takes
+/// the rules block out of the host's rule file in the project (see [`rules_sync`]).
 pub fn plan(
+    host: &str,
+    scope: Scope,
+    setting: &Setting,
+    uninstall: bool,
+) -> Result<Plan, InstallError> {
+    let mut plan = plan_entries(host, scope, setting, uninstall)?;
+    if uninstall {
+        plan.files
+            .extend(rules_sync::removal(host, scope, setting)?);
+    }
+    Ok(plan)
+}
+
+/// The hook and MCP entries alone: what tells whether a host is connected.
+pub(crate) fn plan_entries(
     host: &str,
     scope: Scope,
     setting: &Setting,

@@ -279,6 +279,7 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<compress::Compress>::ENTRY,
     &Op::<compress::Jobs>::ENTRY,
     &Op::<backfill::Backfill>::ENTRY,
+    &Op::<rules::SyncRules>::ENTRY,
 ];
 
 /// An operation by name.

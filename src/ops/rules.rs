@@ -1,11 +1,13 @@
-//! Standing rules: list_rules, add_rule, confirm_rule (also `aletheia rules`).
+//! Standing rules: list_rules, add_rule, confirm_rule, sync_rules (also `aletheia rules`).
 //!
 //! A caller limited to projects sees the rules that apply in its default project, and may add
 //! or confirm only rules scoped to one of its projects: a rule for everywhere or for a
-//! situation would speak in projects it may not touch.
+//! situation would speak in projects it may not touch. sync_rules writes files on this machine,
+//! so only a caller with every project may call it.
 
 use super::policy::{self, NAME_MAX_CHARS, RULE_MAX_CHARS};
 use super::{Access, Caller, Context, OpError, Operation};
+use crate::install::{self, Setting, rules_sync};
 use crate::recall::rules::{self as recall_rules, Rule};
 use crate::redact::Redacted;
 use crate::store::rules::NewRule;
@@ -219,5 +221,93 @@ impl Operation for ConfirmRule {
             return Err(missing());
         }
         Ok(Confirmed { id, at: now })
+    }
+}
+
+/// `sync_rules`: write the project's enabled rules into each connected tool's rule file.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct SyncRules {
+    /// Only this tool's file, even if it is not connected: claude-code, cursor, codex, gemini,
+    /// windsurf, opencode or command-code.
+    pub tool: Option<String>,
+    /// Whose rules; it must be the project of the folder written in. Default: that project.
+    pub project: Option<String>,
+    /// Where the files are: the project folder and HOME. Set by the front end that runs on the
+    /// user's machine; it cannot come in a request, so a caller over the network never chooses
+    /// where files are written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub place: Option<Setting>,
+}
+
+/// What a sync did, file by file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RulesSynced {
+    /// The project root the files are in.
+    pub root: std::path::PathBuf,
+    pub project: String,
+    /// How many rules were written.
+    pub rules: usize,
+    /// The tools written for: the connected ones, or the one named. Empty: nothing was written.
+    pub tools: Vec<String>,
+    pub files: Vec<rules_sync::SyncedFile>,
+}
+
+impl Operation for SyncRules {
+    const NAME: &'static str = "sync_rules";
+    const DESCRIPTION: &'static str = "Write the project's enabled rules into each connected tool's own rule file (CLAUDE.md, .cursor/rules/aletheia.mdc, AGENTS.md, GEMINI.md, .windsurf/rules/aletheia.md) at the project root, inside a marked block that the next sync replaces. Write.";
+    const ACCESS: Access = Access::Write;
+    const IDEMPOTENT: bool = true;
+    type Output = RulesSynced;
+
+    fn run(self, ctx: &mut Context<'_>) -> Result<RulesSynced, OpError> {
+        if ctx.caller.projects.is_some() {
+            return Err(OpError::Forbidden(
+                "sync_rules writes files on this machine; a caller limited to some projects may not."
+                    .into(),
+            ));
+        }
+        let project = ctx.caller.project_or_default(self.project.as_deref())?;
+        let Some(place) = self.place else {
+            return Err(OpError::InvalidArgument(
+                "sync_rules needs the project folder, which only `aletheia rules sync` run in it knows."
+                    .into(),
+            ));
+        };
+        let root = rules_sync::project_root(&place.project);
+        rules_sync::check_root(&place, &root).map_err(OpError::InvalidArgument)?;
+        let here = crate::project::project_key(&root);
+        if project != here {
+            return Err(OpError::InvalidArgument(format!(
+                "{} is project \"{here}\", not \"{project}\": run this in {project}'s folder.",
+                root.display()
+            )));
+        }
+        let tools = match self.tool.as_deref().map(str::trim) {
+            Some(tool) if install::HOSTS.contains(&tool) => vec![tool],
+            Some(tool) => {
+                return Err(OpError::InvalidArgument(
+                    install::InstallError::UnknownHost(tool.to_owned()).to_string(),
+                ));
+            }
+            None => rules_sync::connected(&place, &root),
+        };
+        let rules: Vec<String> = recall_rules::enabled(ctx.store, Some(&project))?
+            .iter()
+            .map(Rule::context_line)
+            .collect();
+        let files = if tools.is_empty() {
+            vec![]
+        } else {
+            rules_sync::sync(&root, &tools, &rules)
+        };
+        Ok(RulesSynced {
+            root,
+            project,
+            rules: rules.len(),
+            tools: tools.iter().map(|t| (*t).to_owned()).collect(),
+            files,
+        })
     }
 }
