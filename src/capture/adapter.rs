@@ -104,13 +104,14 @@ impl Adapter {
             if !text.filled {
                 return None;
             }
-            let text = clean(&template::cut(text.text.trim(), HOOK_TEXT_MAX));
+            let prompt = kind == Kind::Prompt;
+            let text = clean(&template::cut(text.text.trim(), HOOK_TEXT_MAX), prompt);
             let title = spec
                 .title
                 .as_deref()
                 .map(|t| render(t, payload).text)
                 .unwrap_or_default();
-            let title = clean(&title);
+            let title = clean(&title, prompt);
             // Cut for length only; the final cut to HOOK_TITLE_CHARS comes after redaction.
             let title = template::cut(
                 title
@@ -167,17 +168,61 @@ impl Adapter {
 }
 
 /// Text safe to store: no NUL bytes (SQLite's FTS stops at them).
-fn clean(s: &str) -> String {
-    if s.contains('\0') {
+/// `s` without NUL bytes, and for a prompt without our own recalled block: a host may hand the
+/// session-start context back in front of the person's words (Gemini CLI sends the prompt as
+/// `<hook_context>…</hook_context>` then the text), and storing it would recall it again,
+/// one layer deeper each session.
+fn clean(s: &str, prompt: bool) -> String {
+    let s = if s.contains('\0') {
         s.replace('\0', "")
     } else {
         s.to_owned()
+    };
+    if prompt && s.contains("aletheia-memory") {
+        without_recalled_context(&s)
+    } else {
+        s
     }
+}
+
+/// Remove every `<hook_context>` block that holds our block, and our block itself, raw or
+/// HTML-escaped as hosts may pass it on.
+fn without_recalled_context(s: &str) -> String {
+    let mut out = s.to_owned();
+    for (open, close) in [
+        ("<hook_context>", "</hook_context>"),
+        ("<aletheia-memory>", "</aletheia-memory>"),
+        ("&lt;aletheia-memory&gt;", "&lt;/aletheia-memory&gt;"),
+    ] {
+        let mut from = 0;
+        while let Some(start) = out[from..].find(open).map(|i| i + from) {
+            let Some(end) = out[start..].find(close).map(|i| start + i + close.len()) else {
+                break;
+            };
+            if out[start..end].contains("aletheia-memory") {
+                out.replace_range(start..end, "");
+            } else {
+                from = end;
+            }
+        }
+    }
+    out.trim().to_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_loses_the_recalled_block_a_host_passed_back_and_keeps_everything_else() {
+        let gemini = "<hook_context>&lt;aletheia-memory&gt;\nRecalled memory…\n&lt;/aletheia-memory&gt;</hook_context>\n\nhi";
+        assert_eq!(clean(gemini, true), "hi");
+        let raw = "<aletheia-memory>\n# Memory for shop\n</aletheia-memory>\nfix the cart";
+        assert_eq!(clean(raw, true), "fix the cart");
+        let other = "<hook_context>the user's own tag</hook_context> and aletheia-memory named";
+        assert_eq!(clean(other, true), other, "a block without ours stays");
+        assert_eq!(clean(gemini, false), gemini, "only prompts are cleaned");
+    }
 
     #[test]
     fn every_adapter_file_parses_and_each_recorded_event_has_title_and_text() {
