@@ -2,7 +2,9 @@
 
 mod support;
 
-use support::{Env, prompt_payload};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use support::{Env, fixtures, prompt_payload};
 
 #[test]
 fn doctor_reports_waiting_events_until_drained() {
@@ -69,8 +71,214 @@ fn doctor_finds_a_hook_command_that_does_not_exist_and_a_corrupt_store() {
         text.contains("the store cannot be opened") && text.contains("move it aside"),
         "{text}"
     );
+    // Hosts are now reported from install's own view of the files: the hook line names the
+    // program that is missing, and the problem says how to put the entries right again.
     assert!(
-        text.contains("COMMAND MISSING") && text.contains("name a command that does not exist"),
+        text.contains("(runs /nonexistent/aletheia: MISSING)")
+            && text.contains("which does not exist or cannot be executed")
+            && text.contains("run `aletheia install claude-code --write` again"),
         "{text}"
     );
+}
+
+/// A temporary HOME with a project folder in it; commands run in the project.
+struct Hosts {
+    env: Env,
+    project: PathBuf,
+}
+
+impl Hosts {
+    fn new() -> Hosts {
+        let env = Env::new();
+        let project = env.dir.path().join("work/shop");
+        std::fs::create_dir_all(&project).unwrap();
+        Hosts { env, project }
+    }
+
+    fn home(&self) -> &Path {
+        self.env.dir.path()
+    }
+
+    fn cmd(&self) -> assert_cmd::Command {
+        let mut c = self.env.cmd();
+        c.env("ALETHEIA_CWD", &self.project);
+        c
+    }
+
+    fn install(&self, args: &[&str]) {
+        self.cmd().arg("install").args(args).assert().success();
+    }
+
+    /// `doctor`'s text, and its exit code.
+    fn doctor(&self) -> (String, Option<i32>) {
+        let out = self.cmd().arg("doctor").output().unwrap();
+        (String::from_utf8(out.stdout).unwrap(), out.status.code())
+    }
+
+    fn doctor_json(&self) -> Value {
+        let out = self.cmd().args(["doctor", "--json"]).output().unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+fn host<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["host"] == name)
+        .unwrap_or_else(|| panic!("{name} not in {report:#}"))
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn doctor_reports_each_host_installed_with_its_files_and_its_last_event() {
+    let h = Hosts::new();
+    h.install(&["claude-code", "--write"]);
+    h.install(&["cursor", "--project", "--write"]);
+    let exe = std::fs::canonicalize(assert_cmd::cargo::cargo_bin("aletheia")).unwrap();
+
+    let (text, code) = h.doctor();
+    // Both installed is worth a note, not a failure: each event is stored once.
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains(
+            "host:     claude-code: last event never\n            user: hooks (5 events) in ~/.claude/settings.json, MCP in ~/.claude.json\n"
+        ) && text.contains(
+            "host:     cursor: last event never\n            project: hooks (9 events) in .cursor/hooks.json, MCP in .cursor/mcp.json\n"
+        ) && text.contains("host:     not connected: codex, gemini, windsurf, opencode, command-code\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("note:     Cursor also runs Claude Code's hooks")
+            && text.contains("`aletheia uninstall cursor --project`")
+            && text.contains("third-party hooks in Cursor's settings"),
+        "{text}"
+    );
+
+    let report = h.doctor_json();
+    let claude = host(&report, "claude-code");
+    assert_eq!(claude["connected"], true);
+    assert_eq!(claude["last_event"], Value::Null);
+    let user = &claude["installs"][0];
+    assert_eq!(user["scope"], "user");
+    assert_eq!(
+        user["hooks"][0]["path"],
+        h.home().join(".claude/settings.json").display().to_string()
+    );
+    assert!(
+        user["hooks"][0]["events"]
+            .as_array()
+            .unwrap()
+            .contains(&"UserPromptSubmit".into())
+    );
+    assert_eq!(
+        user["hooks"][0]["programs"][0],
+        serde_json::json!({ "path": exe.display().to_string(), "runnable": true })
+    );
+    assert_eq!(
+        user["mcp"][0]["path"],
+        h.home().join(".claude.json").display().to_string()
+    );
+    assert_eq!(user["mcp"][0]["program"]["runnable"], true);
+    let cursor = host(&report, "cursor");
+    assert_eq!(cursor["installs"][0]["scope"], "project");
+    assert_eq!(
+        cursor["installs"][0]["mcp"][0]["path"],
+        h.project.join(".cursor/mcp.json").display().to_string()
+    );
+    assert_eq!(host(&report, "codex")["connected"], false);
+    assert_eq!(report["notes"].as_array().unwrap().len(), 1);
+    assert_eq!(report["problems"], serde_json::json!([]));
+
+    // Run Cursor's prompt hook the way Cursor would: the command from its file, through a shell.
+    let hooks = read_json(&h.project.join(".cursor/hooks.json"));
+    let command = hooks["hooks"]["beforeSubmitPrompt"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let payload = std::fs::read(fixtures().join("cursor/beforeSubmitPrompt.json")).unwrap();
+    let status = std::process::Command::new("sh")
+        .args(["-c", &command])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", h.home())
+        .env("TMPDIR", h.env.tmp())
+        .env("ALETHEIA_DATA_DIR", h.env.data())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(&payload)?;
+            child.wait()
+        })
+        .unwrap();
+    assert!(status.success());
+
+    let (text, _) = h.doctor();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("host:     cursor: last event "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.ends_with('Z'), "{line}");
+    assert!(
+        text.contains("host:     claude-code: last event never"),
+        "{text}"
+    );
+    let report = h.doctor_json();
+    assert!(
+        host(&report, "cursor")["last_event"]
+            .as_str()
+            .unwrap()
+            .ends_with('Z')
+    );
+    assert_eq!(host(&report, "claude-code")["last_event"], Value::Null);
+}
+
+#[test]
+fn doctor_names_a_hook_binary_that_moved_and_how_to_reinstall() {
+    let h = Hosts::new();
+    h.install(&["claude-code", "--write"]);
+    let exe = std::fs::canonicalize(assert_cmd::cargo::cargo_bin("aletheia")).unwrap();
+    let settings = h.home().join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(
+        &settings,
+        text.replace(&exe.display().to_string(), "/moved/away/aletheia"),
+    )
+    .unwrap();
+
+    let (text, code) = h.doctor();
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains(
+            "user: hooks (5 events) in ~/.claude/settings.json (runs /moved/away/aletheia: MISSING), MCP in ~/.claude.json\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("problem:  claude-code hooks in ")
+            && text
+                .contains("run /moved/away/aletheia, which does not exist or cannot be executed")
+            && text.contains("fix:    run `aletheia install claude-code --write` again"),
+        "{text}"
+    );
+    // Only Claude Code is installed: nothing runs twice.
+    assert!(!text.contains("note:"), "{text}");
+
+    let report = h.doctor_json();
+    let hooks = &host(&report, "claude-code")["installs"][0]["hooks"][0];
+    assert_eq!(
+        hooks["programs"],
+        serde_json::json!([{ "path": "/moved/away/aletheia", "runnable": false }])
+    );
+
+    // Installing again points the hooks at the binary, and doctor is content.
+    h.install(&["claude-code", "--write"]);
+    let (text, code) = h.doctor();
+    assert_eq!(code, Some(0), "{text}");
 }

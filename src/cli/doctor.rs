@@ -2,8 +2,14 @@
 //!
 //! It reads and reports; it never drains or repairs, so what it shows is the state the user is
 //! asking about. It exits non-zero when something needs the user's action.
+//!
+//! Hosts are reported from install's own query ([`status`]), in the user's files and the
+//! current project's, so doctor and `uninstall` agree on what is installed. A host that never
+//! sent an event, or two hosts that both capture the same event, are reported but are not
+//! problems: nothing is lost or doubled. A program that an entry names and that cannot run is.
 
 use crate::config::Paths;
+use crate::install::{self, Scope, status, status::Installed};
 use crate::spool;
 use crate::store::{OpenOptions, Store};
 use clap::Args;
@@ -22,7 +28,11 @@ struct Report {
     store: StoreReport,
     spool: SpoolReport,
     last_capture: Vec<(String, String)>,
+    /// The project whose files were checked for project-scope installs.
+    project: Option<PathBuf>,
     hosts: Vec<HostReport>,
+    /// Worth knowing, but nothing to fix.
+    notes: Vec<String>,
     semantic: SemanticReport,
     extraction: ExtractionReport,
     problems: Vec<Problem>,
@@ -68,12 +78,48 @@ struct SpoolReport {
     rejected_files: Vec<PathBuf>,
 }
 
+/// One host: what is installed for it in each scope, and when it last sent an event.
 #[derive(Debug, Serialize)]
 struct HostReport {
     host: String,
-    config: PathBuf,
-    hook_commands: Vec<String>,
-    command_found: bool,
+    /// Hooks or an MCP entry are installed in the user's or the project's files.
+    connected: bool,
+    /// The last event stored from this host; `null` when it has never sent one.
+    last_event: Option<String>,
+    installs: Vec<InstallReport>,
+}
+
+/// What is installed for one host in one scope.
+#[derive(Debug, Serialize)]
+struct InstallReport {
+    scope: Scope,
+    hooks: Vec<HookReport>,
+    mcp: Vec<McpReport>,
+}
+
+#[derive(Debug, Serialize)]
+struct HookReport {
+    path: PathBuf,
+    events: Vec<String>,
+    /// OpenCode's plugin, which runs the hooks from inside the host.
+    plugin: bool,
+    programs: Vec<ProgramReport>,
+}
+
+#[derive(Debug, Serialize)]
+struct McpReport {
+    path: PathBuf,
+    program: Option<ProgramReport>,
+    /// Other hosts that read the same file (the project's `.mcp.json`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    shared_with: Vec<String>,
+}
+
+/// A program an entry runs, and whether it can run.
+#[derive(Debug, Serialize)]
+struct ProgramReport {
+    path: String,
+    runnable: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -347,80 +393,163 @@ fn check_spool(paths: &Paths, r: &mut Report) {
     }
 }
 
-/// Where each host keeps its hooks.
-fn host_configs(home: &Path) -> Vec<(&'static str, PathBuf)> {
-    vec![
-        ("claude-code", home.join(".claude/settings.json")),
-        ("cursor", home.join(".cursor/hooks.json")),
-    ]
-}
-
+/// Each host's hook and MCP entries in the user's files and the current project's, found by
+/// install's own query; whether the programs they name can run; and the host's last event.
 fn check_hosts(r: &mut Report) {
-    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+    let Ok(setting) = install::Setting::from_env() else {
         return;
     };
-    for (host, config) in host_configs(&home) {
-        let Ok(text) = std::fs::read_to_string(&config) else {
-            continue;
-        };
-        let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+    r.project = Some(setting.project.clone());
+    // Run from HOME, the project's files are the user's: looking twice would list each twice.
+    let scopes = if setting.project == setting.home {
+        &[Scope::User][..]
+    } else {
+        &[Scope::User, Scope::Project][..]
+    };
+    let mut found: Vec<Installed> = scopes
+        .iter()
+        .copied()
+        .flat_map(|scope| status::installed(scope, &setting))
+        .collect();
+    for i in &found {
+        for u in &i.unreadable {
+            let what = match &u.path {
+                Some(path) => format!("{} {}", path.display(), u.error),
+                None => u.error.clone(),
+            };
             problem(
                 r,
-                format!("{} is not valid JSON", config.display()),
-                "fix the file; the host ignores it as it is",
+                format!("{what}, so whether {} is connected is unknown", i.host),
+                "fix the file (the host cannot read it as it is either)",
             );
-            continue;
-        };
-        let mut commands = Vec::new();
-        collect_commands(&json["hooks"], &mut commands);
-        commands.retain(|c| c.contains(" hook "));
-        if commands.is_empty() {
-            continue;
         }
-        let found = commands.iter().all(|c| command_exists(c));
-        if !found {
+    }
+    found.retain(|i| !i.is_empty());
+    for host in install::HOSTS {
+        let last_event = r
+            .last_capture
+            .iter()
+            .find(|(tool, _)| tool == host)
+            .map(|(_, at)| at.clone());
+        let installs: Vec<InstallReport> = found
+            .iter()
+            .filter(|i| i.host == *host)
+            .map(|i| install_report(i, r))
+            .collect();
+        r.hosts.push(HostReport {
+            host: host.to_string(),
+            connected: !installs.is_empty(),
+            last_event,
+            installs,
+        });
+    }
+    check_double_install(r);
+}
+
+fn install_report(i: &Installed, r: &mut Report) -> InstallReport {
+    let mut check = |what: &str, path: &Path, program: &str| {
+        let runnable = runnable(program);
+        if !runnable {
             problem(
                 r,
                 format!(
-                    "{host} hooks in {} name a command that does not exist",
-                    config.display()
+                    "{} {what} in {} run{} {program}, which does not exist or cannot be executed",
+                    i.host,
+                    path.display(),
+                    if what == "hooks" { "" } else { "s" }
                 ),
-                "install aletheia (`cargo install --locked --path .`) or fix the path in the hook command",
+                format!(
+                    "run `aletheia install {}{} --write` again",
+                    i.host,
+                    if i.scope == Scope::Project {
+                        " --project"
+                    } else {
+                        ""
+                    }
+                ),
             );
         }
-        r.hosts.push(HostReport {
-            host: host.into(),
-            config,
-            hook_commands: commands,
-            command_found: found,
-        });
-    }
-}
-
-fn collect_commands(v: &serde_json::Value, out: &mut Vec<String>) {
-    match v {
-        serde_json::Value::Object(map) => {
-            if let Some(c) = map.get("command").and_then(|c| c.as_str()) {
-                out.push(c.to_owned());
-            }
-            map.values().for_each(|x| collect_commands(x, out));
+        ProgramReport {
+            path: program.to_owned(),
+            runnable,
         }
-        serde_json::Value::Array(items) => items.iter().for_each(|x| collect_commands(x, out)),
-        _ => {}
+    };
+    let hooks = i
+        .hooks
+        .iter()
+        .map(|h| HookReport {
+            path: h.path.clone(),
+            events: h.events.clone(),
+            plugin: h.plugin,
+            programs: h
+                .programs
+                .iter()
+                .map(|p| check(if h.plugin { "plugin" } else { "hooks" }, &h.path, p))
+                .collect(),
+        })
+        .collect();
+    let mcp = i
+        .mcp
+        .iter()
+        .map(|m| McpReport {
+            path: m.path.clone(),
+            program: m.program.as_deref().map(|p| check("MCP entry", &m.path, p)),
+            shared_with: m.shared_with.iter().map(|h| h.to_string()).collect(),
+        })
+        .collect();
+    InstallReport {
+        scope: i.scope,
+        hooks,
+        mcp,
     }
 }
 
-/// Whether the program a hook command runs exists (skipping `VAR=value` prefixes).
-fn command_exists(command: &str) -> bool {
-    let Some(program) = command.split_whitespace().find(|w| !w.contains('=')) else {
-        return false;
+/// Cursor runs Claude Code's hooks too (its third-party imports, on by default, read the
+/// user's and the project's `.claude/settings.json`), so with both installed Cursor sends
+/// each event twice. The store keeps one, so nothing is wrong, but one of the two is wasted
+/// work on every event: a note, not a problem.
+fn check_double_install(r: &mut Report) {
+    let hooked = |host: &str| -> Vec<Scope> {
+        r.hosts
+            .iter()
+            .filter(|h| h.host == host)
+            .flat_map(|h| &h.installs)
+            .filter(|i| i.hooks.iter().any(|f| !f.events.is_empty()))
+            .map(|i| i.scope)
+            .collect()
+    };
+    let cursor = hooked("cursor");
+    if hooked("claude-code").is_empty() || cursor.is_empty() {
+        return;
+    }
+    let uninstall: Vec<&str> = cursor
+        .iter()
+        .map(|s| match s {
+            Scope::User => "`aletheia uninstall cursor`",
+            Scope::Project => "`aletheia uninstall cursor --project`",
+        })
+        .collect();
+    r.notes.push(format!(
+        "Cursor also runs Claude Code's hooks, so it sends each event twice (stored once): turn off one, with {} or by turning off third-party hooks in Cursor's settings (Settings → Agents → Third-Party Imports)",
+        uninstall.join(" and ")
+    ));
+}
+
+/// Whether `program` is a file this user may execute; a bare name is looked up in PATH.
+fn runnable(program: &str) -> bool {
+    let executable = |p: &Path| {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
+            return false;
+        };
+        // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+        p.is_file() && unsafe { libc::access(c.as_ptr(), libc::X_OK) == 0 }
     };
     if program.contains('/') {
-        return Path::new(program).is_file();
+        return executable(Path::new(program));
     }
     std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
-        .unwrap_or(false)
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| executable(&d.join(program))))
 }
 
 fn print_text(r: &Report) {
@@ -506,8 +635,12 @@ fn print_text(r: &Report) {
             .unwrap_or_default(),
         r.spool.rejected_files.len()
     );
+    // A connected host's last event is on its own line below; these are tools that sent
+    // events without an install this report can see (hooks written by hand elsewhere, say).
     for (tool, at) in &r.last_capture {
-        println!("captured: {tool} last at {at}");
+        if !r.hosts.iter().any(|h| h.connected && h.host == *tool) {
+            println!("captured: {tool} last at {at}");
+        }
     }
     let s = &r.semantic;
     match (s.model_present, s.without_vector) {
@@ -525,28 +658,88 @@ fn print_text(r: &Report) {
         ),
         (true, None) => println!("semantic: on (model in {})", s.model_dir.display()),
     }
-    for h in &r.hosts {
-        println!(
-            "host:     {} hooks in {} ({} command(s), {})",
-            h.host,
-            h.config.display(),
-            h.hook_commands.len(),
-            if h.command_found {
-                "command found"
-            } else {
-                "COMMAND MISSING"
-            }
-        );
-    }
-    if r.hosts.is_empty() {
-        println!(
-            "host:     no host has aletheia hooks installed (see README: Connect Claude Code)"
-        );
+    print_hosts(r);
+    for n in &r.notes {
+        println!("note:     {n}");
     }
     if r.problems.is_empty() {
         println!("All good.");
     }
     for p in &r.problems {
         println!("problem:  {}\n  fix:    {}", p.what, p.fix);
+    }
+}
+
+/// One line per connected host (its last event), one per scope it is installed in, and one
+/// naming the hosts that are not connected.
+fn print_hosts(r: &Report) {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    // Paths are shortened for reading: `~/` in the user's files, relative in the project's.
+    let show = |scope: Scope, path: &Path| -> String {
+        let base = match scope {
+            Scope::User => home.as_deref(),
+            Scope::Project => r.project.as_deref(),
+        };
+        match (scope, base.and_then(|b| path.strip_prefix(b).ok())) {
+            (Scope::User, Some(rest)) => format!("~/{}", rest.display()),
+            (Scope::Project, Some(rest)) => rest.display().to_string(),
+            (_, None) => path.display().to_string(),
+        }
+    };
+    let missing = |programs: &mut dyn Iterator<Item = &ProgramReport>| -> String {
+        programs
+            .filter(|p| !p.runnable)
+            .map(|p| format!(" (runs {}: MISSING)", p.path))
+            .collect()
+    };
+    for h in r.hosts.iter().filter(|h| h.connected) {
+        println!(
+            "host:     {}: last event {}",
+            h.host,
+            h.last_event.as_deref().unwrap_or("never")
+        );
+        for i in &h.installs {
+            let mut parts: Vec<String> = Vec::new();
+            for f in &i.hooks {
+                let what = if f.plugin {
+                    "plugin".to_owned()
+                } else {
+                    format!("hooks ({} events)", f.events.len())
+                };
+                parts.push(format!(
+                    "{what} in {}{}",
+                    show(i.scope, &f.path),
+                    missing(&mut f.programs.iter())
+                ));
+            }
+            if i.hooks.is_empty() {
+                parts.push("no hooks (nothing is captured)".into());
+            }
+            for m in &i.mcp {
+                parts.push(format!(
+                    "MCP in {}{}",
+                    show(i.scope, &m.path),
+                    missing(&mut m.program.iter())
+                ));
+            }
+            let scope = match i.scope {
+                Scope::User => "user",
+                Scope::Project => "project",
+            };
+            println!("            {scope}: {}", parts.join(", "));
+        }
+    }
+    let idle: Vec<&str> = r
+        .hosts
+        .iter()
+        .filter(|h| !h.connected)
+        .map(|h| h.host.as_str())
+        .collect();
+    if idle.len() == r.hosts.len() && !r.hosts.is_empty() {
+        println!(
+            "host:     no host is connected: run `aletheia install <host> --write` (see `aletheia connect <host>`)"
+        );
+    } else if !idle.is_empty() {
+        println!("host:     not connected: {}", idle.join(", "));
     }
 }

@@ -18,6 +18,7 @@ pub mod command;
 mod hosts;
 mod jsonc;
 pub mod rules_sync;
+pub mod status;
 mod toml_doc;
 
 pub use hosts::{HOSTS, display_name};
