@@ -332,3 +332,29 @@ fn opencode_plugin_fields_decide_the_project_prompt_and_summary() {
         )]
     );
 }
+
+#[test]
+fn a_spooled_gemini_event_keeps_its_notice_off_the_users_screen() {
+    // Gemini CLI shows stderr to the user whenever stdout is empty: a JSON `{}` on stdout keeps
+    // the spool notice to the host. Other hosts print nothing on stdout.
+    let env = Env::new();
+    for (host, event, stdout) in [
+        ("gemini", "BeforeAgent", "{}\n"),
+        ("claude-code", "UserPromptSubmit", ""),
+    ] {
+        let out = env
+            .cmd()
+            .env("ALETHEIA_HUB_DB", env.dir.path().join("unmounted/hub.db"))
+            .args(["hook", host, event])
+            .write_stdin(payload(host, event))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), stdout, "{host}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("spooled to"),
+            "{host}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

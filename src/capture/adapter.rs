@@ -44,6 +44,11 @@ pub struct Adapter {
     /// Fields that hold the session id, in order of preference.
     pub session: Vec<String>,
     pub context_output: ContextOutput,
+    /// What to print on stdout when the hook has a diagnostic for stderr and nothing else to
+    /// say: a host that shows stderr to the user whenever stdout is empty (Gemini CLI) then
+    /// keeps our diagnostic to itself.
+    #[serde(default)]
+    pub empty_stdout: Option<String>,
     pub events: BTreeMap<String, EventSpec>,
 }
 

@@ -86,7 +86,13 @@ pub fn run(host: &str, event: &str) -> i32 {
 
     let state = Arc::new(AtomicU8::new(RUNNING));
     let deadline = started + deadline();
-    start_watchdog(deadline, state.clone(), paths.clone(), lines.clone());
+    start_watchdog(
+        deadline,
+        state.clone(),
+        paths.clone(),
+        lines.clone(),
+        adapter.empty_stdout.clone(),
+    );
 
     let outcome = store_and_recall(
         &paths,
@@ -117,9 +123,16 @@ pub fn run(host: &str, event: &str) -> i32 {
             }
         }
         (Ok(None), _) => {}
-        (Err(_), Some((e, Ok(p)))) => eprintln!("aletheia: {e}; spooled to {}", p.display()),
-        (Err(_), Some((e, Err(se)))) => eprintln!("aletheia: {e}; and {se}: this event is lost"),
-        (Err(e), None) => eprintln!("aletheia: {e}"),
+        (Err(e), spooled) => {
+            if let Some(empty) = &adapter.empty_stdout {
+                println!("{empty}");
+            }
+            match spooled {
+                Some((e, Ok(p))) => eprintln!("aletheia: {e}; spooled to {}", p.display()),
+                Some((e, Err(se))) => eprintln!("aletheia: {e}; and {se}: this event is lost"),
+                None => eprintln!("aletheia: {e}"),
+            }
+        }
     }
     0
 }
@@ -132,7 +145,13 @@ fn deadline() -> Duration {
         .unwrap_or(DEFAULT_DEADLINE)
 }
 
-fn start_watchdog(deadline: Instant, state: Arc<AtomicU8>, paths: Paths, lines: Vec<SpoolLine>) {
+fn start_watchdog(
+    deadline: Instant,
+    state: Arc<AtomicU8>,
+    paths: Paths,
+    lines: Vec<SpoolLine>,
+    empty_stdout: Option<String>,
+) {
     std::thread::spawn(move || {
         loop {
             let now = Instant::now();
@@ -147,6 +166,9 @@ fn start_watchdog(deadline: Instant, state: Arc<AtomicU8>, paths: Paths, lines: 
         {
             if !lines.is_empty() {
                 let _ = spool::append(&paths, &lines);
+            }
+            if let Some(empty) = &empty_stdout {
+                println!("{empty}");
             }
             eprintln!("aletheia: the hook hit its deadline; the event was spooled");
             std::process::exit(0);
