@@ -363,10 +363,9 @@ fn install_twice_then_uninstall_gives_back_the_users_files(
     host: &str,
     #[values(false, true)] project: bool,
 ) {
-    let Some(adapter) = adapter::load(host) else {
-        return;
-    };
-    let adapter = adapter.unwrap();
+    let adapter = adapter::load(host)
+        .unwrap_or_else(|| panic!("{host} has no adapter"))
+        .unwrap();
     let s = Setup::new();
     let originals = write_originals(&s, host, project);
     let scope: &[&str] = if project { &["--project"] } else { &[] };
@@ -660,4 +659,219 @@ fn an_installed_claude_code_hook_stores_a_memory() {
     assert_eq!(memories.len(), 1, "{memories:?}");
     assert_eq!(memories[0].0, "prompt");
     assert!(memories[0].2.contains("discount field"), "{memories:?}");
+}
+
+/// Install and uninstall Claude Code in HOME with `settings` as `.claude/settings.json`;
+/// returns the file after install.
+fn claude_settings(s: &Setup, settings: &str) -> Value {
+    let path = s.home().join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, settings).unwrap();
+    s.ok(&["install", "claude-code", "--write"]);
+    parse_jsonc(&path)
+}
+
+#[test]
+fn a_users_hook_that_only_mentions_aletheia_is_left_alone() {
+    let s = Setup::new();
+    let log = "echo 'aletheia hook claude-code PreToolUse fired' >> ~/hooks.log";
+    let team = "ALETHEIA_HOME=/srv/team aletheia hook claude-code Stop && notify-send done";
+    let text = format!(
+        r#"{{
+  "hooks": {{
+    "PreToolUse": [{{ "hooks": [{{ "type": "command", "command": "{log}" }}] }}],
+    "Stop": [{{ "hooks": [{{ "type": "command", "command": "{team}" }}] }}]
+  }}
+}}
+"#
+    );
+    let v = claude_settings(&s, &text);
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], log,
+        "{v}"
+    );
+    let stop = v["hooks"]["Stop"].as_array().unwrap();
+    assert_eq!(stop.len(), 2, "ours is added beside the look-alike: {v}");
+    assert_eq!(stop[0]["hooks"][0]["command"], team);
+    assert_eq!(
+        stop[1]["hooks"][0]["command"],
+        format!("{} hook claude-code Stop", exe())
+    );
+    s.ok(&["uninstall", "claude-code"]);
+    let back = std::fs::read_to_string(s.home().join(".claude/settings.json")).unwrap();
+    assert_eq!(back, text);
+}
+
+#[test]
+fn a_matcher_added_to_our_group_stays_on_reinstall() {
+    let s = Setup::new();
+    let v = claude_settings(
+        &s,
+        r#"{ "hooks": { "PostToolUse": [
+  { "matcher": "Edit|Write", "hooks": [{ "type": "command", "command": "/old/aletheia hook claude-code PostToolUse", "timeout": 10 }] }
+] } }
+"#,
+    );
+    let post = v["hooks"]["PostToolUse"].as_array().unwrap();
+    assert_eq!(post.len(), 1, "{v}");
+    assert_eq!(post[0]["matcher"], "Edit|Write", "{v}");
+    assert_eq!(
+        post[0]["hooks"][0]["command"],
+        format!("{} hook claude-code PostToolUse", exe())
+    );
+}
+
+#[test]
+fn the_backup_keeps_the_file_from_before_the_first_change() {
+    let s = Setup::new();
+    let path = s.home().join(".gemini/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mine = original(".gemini/settings.json");
+    std::fs::write(&path, mine).unwrap();
+    let backup = s.home().join(".gemini/settings.json.aletheia-backup");
+    let out = s.ok(&["install", "gemini", "--write"]);
+    assert!(out.contains("before aletheia first changed it"), "{out}");
+    s.ok(&["uninstall", "gemini"]);
+    std::fs::write(&path, "{ \"theme\": \"later\" }\n").unwrap();
+    s.ok(&["install", "gemini", "--write"]);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), mine);
+}
+
+#[test]
+fn uninstalling_one_host_keeps_the_mcp_entry_another_still_uses() {
+    let s = Setup::new();
+    let mcp = s.project.join(".mcp.json");
+    let has_entry = || parse_jsonc(&mcp)["mcpServers"].get("aletheia").is_some();
+    for (first, second) in [
+        ("claude-code", "command-code"),
+        ("command-code", "claude-code"),
+    ] {
+        s.ok(&["install", first, "--project", "--write"]);
+        s.ok(&["install", second, "--project", "--write"]);
+        let out = s.ok(&["uninstall", second, "--project"]);
+        assert!(has_entry(), "{second}'s uninstall took {first}'s server");
+        assert!(
+            out.contains("was kept") && out.contains(".mcp.json"),
+            "{out}"
+        );
+        s.ok(&["uninstall", first, "--project"]);
+        assert!(
+            !mcp.exists(),
+            "the last host takes the entry, and the file it made"
+        );
+    }
+}
+
+#[test]
+fn the_users_settings_on_our_mcp_entry_stay() {
+    let s = Setup::new();
+    let codex = s.home().join(".codex/config.toml");
+    std::fs::create_dir_all(codex.parent().unwrap()).unwrap();
+    std::fs::write(
+        &codex,
+        "[mcp_servers.aletheia]\ncommand = \"/old/aletheia\"\nargs = [\"mcp\"]\nstartup_timeout_sec = 30\n\n[mcp_servers.aletheia.env]\nALETHEIA_HOME = \"/srv\"\n",
+    )
+    .unwrap();
+    s.ok(&["install", "codex", "--write"]);
+    let doc: toml_edit::DocumentMut = std::fs::read_to_string(&codex).unwrap().parse().unwrap();
+    let entry = &doc["mcp_servers"]["aletheia"];
+    assert_eq!(entry["command"].as_str(), Some(exe().as_str()));
+    assert_eq!(entry["startup_timeout_sec"].as_integer(), Some(30));
+    assert_eq!(entry["env"]["ALETHEIA_HOME"].as_str(), Some("/srv"));
+
+    let opencode = s.home().join(".config/opencode/opencode.json");
+    std::fs::create_dir_all(opencode.parent().unwrap()).unwrap();
+    std::fs::write(
+        &opencode,
+        r#"{ "mcp": { "aletheia": { "type": "local", "command": ["/old/aletheia", "mcp"], "enabled": false, "environment": { "A": "1" } } } }"#,
+    )
+    .unwrap();
+    s.ok(&["install", "opencode", "--write"]);
+    let v = parse_jsonc(&opencode);
+    assert_eq!(v["mcp"]["aletheia"]["enabled"], false, "{v}");
+    assert_eq!(v["mcp"]["aletheia"]["environment"]["A"], "1", "{v}");
+    assert_eq!(v["mcp"]["aletheia"]["command"][0], exe(), "{v}");
+    s.ok(&["uninstall", "opencode"]);
+    assert!(parse_jsonc(&opencode)["mcp"].get("aletheia").is_none());
+}
+
+#[test]
+fn an_aletheia_entry_that_is_not_ours_is_left_alone() {
+    let s = Setup::new();
+    let path = s.home().join(".cursor/mcp.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let text = "{ \"mcpServers\": { \"aletheia\": { \"url\": \"http://team:8080/mcp\", \"env\": { \"A\": \"1\" } } } }\n";
+    std::fs::write(&path, text).unwrap();
+    let out = s.ok(&["install", "cursor", "--write"]);
+    assert!(out.contains("does not run an aletheia binary"), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    s.ok(&["uninstall", "cursor"]);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_dangling_link_is_followed_and_a_failed_write_changes_nothing() {
+    let s = Setup::new();
+    let dotfiles = s.home().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::os::unix::fs::symlink(dotfiles.join("claude.json"), s.home().join(".claude.json"))
+        .unwrap();
+    s.ok(&["install", "claude-code", "--write"]);
+    let v = parse_jsonc(&dotfiles.join("claude.json"));
+    assert_eq!(v["mcpServers"]["aletheia"]["command"], exe(), "{v}");
+    s.ok(&["uninstall", "claude-code"]);
+
+    // A link to where no file can be made: nothing at all is written.
+    std::fs::remove_file(s.home().join(".claude.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/null/claude.json", s.home().join(".claude.json")).unwrap();
+    let claude = s.home().join(".claude");
+    let before = snapshot(&claude);
+    let out = s.run(&["install", "claude-code", "--write"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
+    assert_eq!(snapshot(&claude), before, "half installed");
+    assert!(!claude.join("settings.json").exists());
+}
+
+#[test]
+fn the_project_is_the_git_root_and_never_home() {
+    let s = Setup::new();
+    std::fs::create_dir_all(s.project.join(".git")).unwrap();
+    let deep = s.project.join("src/deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    let out = s
+        .env
+        .cmd()
+        .env("ALETHEIA_CWD", &deep)
+        .args(["install", "cursor", "--project", "--write"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(s.project.join(".cursor/hooks.json").exists());
+    assert!(!deep.join(".cursor").exists());
+    for args in [
+        &["install", "cursor", "--project", "--write"][..],
+        &["uninstall", "cursor", "--project"],
+        &["connect", "cursor", "--project"],
+    ] {
+        for cwd in [s.home(), Path::new("/")] {
+            let out = s
+                .env
+                .cmd()
+                .env("ALETHEIA_CWD", cwd)
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(!out.status.success(), "{args:?} in {}", cwd.display());
+            let err = String::from_utf8(out.stderr).unwrap();
+            assert!(err.contains("is not a project folder"), "{err}");
+        }
+    }
+    assert!(!s.home().join(".cursor").exists());
 }

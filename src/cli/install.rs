@@ -11,7 +11,7 @@ use std::io::Write as _;
 pub struct InstallArgs {
     /// claude-code, cursor, codex, gemini, windsurf, opencode or command-code.
     pub host: String,
-    /// The project's files (in the working directory) instead of the user's.
+    /// The project's files (at the git root of the working directory) instead of the user's.
     #[arg(long)]
     pub project: bool,
     /// Write the files; without it, only show what would change.
@@ -23,7 +23,7 @@ pub struct InstallArgs {
 pub struct UninstallArgs {
     /// claude-code, cursor, codex, gemini, windsurf, opencode or command-code.
     pub host: String,
-    /// The project's files (in the working directory) instead of the user's.
+    /// The project's files (at the git root of the working directory) instead of the user's.
     #[arg(long)]
     pub project: bool,
 }
@@ -111,6 +111,7 @@ fn report(plan: &Plan, written: &[Written], json: bool) -> anyhow::Result<()> {
                 "already installed"
             }
         );
+        notes(&mut out, plan);
         return emit(out.trim_end());
     }
     let _ = writeln!(
@@ -130,13 +131,15 @@ fn report(plan: &Plan, written: &[Written], json: bool) -> anyhow::Result<()> {
             let _ = write!(out, " ({})", summary(f));
         }
         if let Some(b) = &w.backup {
-            let _ = write!(out, "; previous version in {}", b.display());
+            let _ = write!(
+                out,
+                "; the version before aletheia first changed it is in {}",
+                b.display()
+            );
         }
         out.push('\n');
     }
-    if !plan.uninstall {
-        notes(&mut out, plan);
-    }
+    notes(&mut out, plan);
     emit(out.trim_end())
 }
 

@@ -29,28 +29,82 @@ pub fn shell_quote(s: &str) -> String {
     }
 }
 
-/// Whether `command` runs `aletheia hook <host>`: a word naming an `aletheia` binary (bare, by
-/// any path, quoted or not) followed by `hook` and `host`.
+/// Whether `command` is one of ours for `host`: exactly `<program> hook <host> <event>`, the
+/// program one word (quoted or not) naming an `aletheia` binary, nothing before or after it.
+/// A user's command that merely mentions one (`echo 'aletheia hook ...' >> log`,
+/// `X=1 aletheia hook ... && notify-send done`) is theirs, and is never changed or removed.
 pub fn is_hook_command(command: &str, host: &str) -> bool {
-    let mut rest = command;
-    while let Some(i) = rest.find("aletheia") {
-        let before = rest[..i].chars().next_back();
-        let after = &rest[i + "aletheia".len()..];
-        rest = after;
-        if !matches!(before, None | Some('/' | '\\' | '\'' | '"' | ' ' | '\t')) {
-            continue;
+    let Some(words) = shell_words(command) else {
+        return false;
+    };
+    let plain_word = |w: &str| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    match words.as_slice() {
+        [program, hook, h, event] => {
+            names_binary(program)
+                && hook == "hook"
+                && h == host
+                && plain_word(event)
+                // The other words as written, unquoted: a quote there is not ours.
+                && command
+                    .trim_end()
+                    .ends_with(&format!(" hook {host} {event}"))
         }
-        let after = after.strip_prefix(".exe").unwrap_or(after);
-        let after = after.trim_start_matches(['\'', '"']);
-        let mut words = after.split_whitespace();
-        if after.starts_with(char::is_whitespace)
-            && words.next() == Some("hook")
-            && words.next() == Some(host)
-        {
-            return true;
+        _ => false,
+    }
+}
+
+/// Whether `program` (one word, already unquoted) names an `aletheia` binary: bare, or by any
+/// path, with or without `.exe`.
+pub fn names_binary(program: &str) -> bool {
+    let name = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    let safe = !program.contains(['$', '`', '\n']);
+    safe && (name == "aletheia" || name == "aletheia.exe")
+}
+
+/// Split a command line the way a POSIX shell splits words: whitespace separates, single
+/// quotes keep everything, double quotes and backslashes escape. `None` for an unclosed quote.
+pub fn shell_words(s: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => w.push(c),
+                    }
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => match chars.next()? {
+                            c @ ('"' | '\\' | '$' | '`') => w.push(c),
+                            c => {
+                                w.push('\\');
+                                w.push(c);
+                            }
+                        },
+                        c => w.push(c),
+                    }
+                }
+            }
+            '\\' => word.get_or_insert_with(String::new).push(chars.next()?),
+            c => word.get_or_insert_with(String::new).push(c),
         }
     }
-    false
+    words.extend(word);
+    Some(words)
 }
 
 #[cfg(test)]
@@ -69,6 +123,11 @@ mod tests {
     #[case("/opt/aletheia-dev hook codex Stop", "codex", false)]
     #[case("/opt/aletheia capture --tool codex", "codex", false)]
     #[case("echo hook codex", "codex", false)]
+    #[case("echo 'aletheia hook codex Stop fired' >> ~/hooks.log", "codex", false)]
+    #[case("A=/srv aletheia hook codex Stop && notify-send done", "codex", false)]
+    #[case("aletheia hook codex Stop && notify-send done", "codex", false)]
+    #[case("aletheia hook codex Stop; rm x", "codex", false)]
+    #[case("aletheia hook codex", "codex", false)]
     fn recognises_only_our_hook_for_the_host(
         #[case] command: &str,
         #[case] host: &str,

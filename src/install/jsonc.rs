@@ -79,50 +79,102 @@ pub fn ensure_key(obj: &CstObject, key: &str, value: &Value) -> Vec<Change> {
     vec![Change::new(Action::Add, key, value.clone())]
 }
 
-/// Install (or with `remove`, uninstall) the entry `key` in the object at `container`.
+/// The keys of an MCP entry that install owns: what the host runs, and how. Every other key
+/// (`env`, `enabled`, a timeout) is the user's: added by us when missing, never changed.
+pub const OWNED_SERVER_KEYS: &[&str] = &["command", "args", "type", "transport"];
+
+/// Whether an MCP entry is ours: its `command` (a string, or the first element of OpenCode's
+/// array) names an `aletheia` binary. An entry the user pointed elsewhere (a URL) is theirs.
+pub fn is_our_server(entry: &Value) -> bool {
+    match entry.get("command") {
+        Some(Value::String(s)) => command::names_binary(s),
+        Some(Value::Array(a)) => a
+            .first()
+            .and_then(Value::as_str)
+            .is_some_and(command::names_binary),
+        _ => false,
+    }
+}
+
+/// The note for an `aletheia` entry that is not ours, which install and uninstall leave alone.
+pub fn foreign_note(at: &str) -> String {
+    format!("`{at}` does not run an aletheia binary, so it was left as it is.")
+}
+
+/// Install (or with `remove`, uninstall) the entry `key` in the object at `container`. Returns
+/// the changes and, for an entry of that name that is not ours, a note saying it was left alone.
 pub fn server(
     obj: &CstObject,
     container: &str,
     key: &str,
     value: &Value,
     remove: bool,
-) -> Result<Vec<Change>, ShapeError> {
+) -> Result<(Vec<Change>, Option<String>), ShapeError> {
     let at = format!("{container}.{key}");
     let Some(servers) = child_object(obj, container)? else {
         if remove {
-            return Ok(vec![]);
+            return Ok((vec![], None));
         }
         obj.append(
             container,
             CstInputValue::Object(vec![(key.to_owned(), input(value))]),
         );
-        return Ok(vec![Change::new(Action::Add, &at, value.clone())]);
+        return Ok((vec![Change::new(Action::Add, &at, value.clone())], None));
     };
     let existing = servers.get(key);
     let current = existing
         .as_ref()
         .and_then(|p| p.value())
         .and_then(|v| v.to_serde_value());
+    if existing.is_some() && !current.as_ref().is_some_and(is_our_server) {
+        return Ok((vec![], Some(foreign_note(&at))));
+    }
     let change = match (existing, remove) {
-        (None, true) => return Ok(vec![]),
+        (None, true) => return Ok((vec![], None)),
         (Some(prop), true) => {
             prop.remove();
             prune(obj, container, &servers);
             Change::new(Action::Remove, &at, current.unwrap_or(Value::Null))
         }
-        (Some(_), false) if current.as_ref() == Some(value) => {
-            Change::new(Action::Unchanged, &at, value.clone())
-        }
         (Some(prop), false) => {
-            prop.set_value(input(value));
-            Change::replaced(&at, current.unwrap_or(Value::Null), value.clone())
+            let current = current.unwrap_or(Value::Null);
+            if let Some(o) = prop.value().and_then(|v| v.as_object()) {
+                set_keys(&o, value, |k| OWNED_SERVER_KEYS.contains(&k));
+            }
+            let updated = prop
+                .value()
+                .and_then(|v| v.to_serde_value())
+                .unwrap_or(Value::Null);
+            if updated == current {
+                Change::new(Action::Unchanged, &at, current)
+            } else {
+                Change::replaced(&at, current, updated)
+            }
         }
         (None, false) => {
             servers.append(key, input(value));
             Change::new(Action::Add, &at, value.clone())
         }
     };
-    Ok(vec![change])
+    Ok((vec![change], None))
+}
+
+/// Give `obj` the keys of `wanted`: a missing key is added; one already there is set only when
+/// `owned` says it is ours, and only if it differs. Keys `wanted` lacks are left as they are.
+fn set_keys(obj: &CstObject, wanted: &Value, owned: impl Fn(&str) -> bool) {
+    for (k, v) in wanted.as_object().into_iter().flatten() {
+        match obj.get(k) {
+            None => {
+                obj.append(k, input(v));
+            }
+            Some(prop) if owned(k) => {
+                if prop.value().and_then(|n| n.to_serde_value()).as_ref() != Some(v) {
+                    prop.set_value(input(v));
+                }
+            }
+            Some(_) => {}
+        }
+    }
 }
 
 /// Make `hooks` hold exactly `wanted` (event, entry) of `host`'s entries: each present once,
@@ -193,11 +245,15 @@ fn place(list: &CstArray, host: &str, style: HookStyle, at: &str, entry: &Value)
             Ours::Wholly if !placed => {
                 placed = true;
                 let current = element.to_serde_value().unwrap_or(Value::Null);
-                if current == *entry {
+                // Only our keys are set: a `matcher` the user added to our group stays.
+                if let Some(o) = element.as_object() {
+                    set_keys(&o, entry, |_| true);
+                }
+                let updated = element.to_serde_value().unwrap_or(Value::Null);
+                if current == updated {
                     changes.push(Change::new(Action::Unchanged, at, current));
-                } else if let Some(o) = element.as_object() {
-                    o.replace_with(input(entry));
-                    changes.push(Change::replaced(at, current, entry.clone()));
+                } else {
+                    changes.push(Change::replaced(at, current, updated));
                 }
             }
             Ours::Wholly | Ours::Partly => changes.extend(remove_element(element, host, at)),

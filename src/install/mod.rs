@@ -8,8 +8,9 @@
 //! what `connect` prints, so the dry run and the write cannot disagree.
 //!
 //! Our entries are found again by what they run, never by position: a hook entry is one whose
-//! command runs `<path>/aletheia hook <host>` (see [`command`]), the MCP entry is the key
-//! `aletheia`, and OpenCode's plugin is the file `aletheia.js`. Installing twice changes
+//! command is exactly `<path>/aletheia hook <host> <event>` (see [`command`]), the MCP entry is
+//! the key `aletheia` when its command names an aletheia binary, and OpenCode's plugin is the
+//! file `aletheia.js`. Installing twice changes
 //! nothing; uninstall removes exactly those and then any container it leaves empty, so the
 //! file returns to what it was before install.
 
@@ -30,7 +31,8 @@ use std::path::{Path, PathBuf};
 /// The key of our entry in every host's MCP server table.
 pub const SERVER_KEY: &str = "aletheia";
 
-/// Whose files: the user's (in HOME) or the project's (in the working directory).
+/// Whose files: the user's (in HOME) or the project's (at the git root of the working
+/// directory, as `rules sync` finds it; never HOME or `/`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
@@ -50,8 +52,9 @@ pub struct Setting {
 }
 
 impl Setting {
-    /// From the environment: HOME, XDG_CONFIG_HOME, the working directory (`ALETHEIA_CWD` or
-    /// the process's) and this executable.
+    /// From the environment: HOME, XDG_CONFIG_HOME, the project (the git root of the working
+    /// directory, `ALETHEIA_CWD` or the process's, as `rules sync` finds it) and this
+    /// executable.
     pub fn from_env() -> Result<Setting, InstallError> {
         let home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
@@ -63,15 +66,17 @@ impl Setting {
             .unwrap_or_else(|| home.join(".config"));
         let exe = std::env::current_exe()
             .and_then(std::fs::canonicalize)
-            .map_err(|source| InstallError::Io {
+            .map_err(|error| InstallError::Io {
                 path: PathBuf::from("the aletheia executable"),
-                source,
+                error,
             })?;
         Ok(Setting {
             home,
             config_home,
-            project: std::path::absolute(crate::config::working_dir())
-                .unwrap_or_else(|_| crate::config::working_dir()),
+            project: rules_sync::project_root(
+                &std::path::absolute(crate::config::working_dir())
+                    .unwrap_or_else(|_| crate::config::working_dir()),
+            ),
             exe,
         })
     }
@@ -87,6 +92,9 @@ pub enum InstallError {
     Adapter(String),
     #[error("HOME is not set, so the user's configuration cannot be found")]
     NoHome,
+    /// `--project` where the project root is HOME or `/`.
+    #[error("{0}")]
+    NotAProject(String),
     #[error(
         "{path}: line {line}, column {column}: {message}; the file was left untouched (fix it, then run this again)",
         path = path.display()
@@ -106,10 +114,12 @@ pub enum InstallError {
         at: String,
         expected: &'static str,
     },
-    #[error("{path}: {source}", path = path.display())]
+    /// The cause is part of the message and deliberately not an error source, so a chain
+    /// printer does not repeat it.
+    #[error("{path}: {error}", path = path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
@@ -275,10 +285,27 @@ pub(crate) fn plan_entries(
     setting: &Setting,
     uninstall: bool,
 ) -> Result<Plan, InstallError> {
+    if scope == Scope::Project {
+        rules_sync::check_root(setting, &setting.project).map_err(InstallError::NotAProject)?;
+    }
     let spec = hosts::spec(host, scope, setting)?;
+    // The host table's notes are about using an install; uninstall has its own.
+    let mut notes = if uninstall { vec![] } else { spec.notes };
     let mut files = Vec::new();
-    for file in spec.files {
-        files.push(plan_file(host, file, uninstall)?);
+    for mut file in spec.files {
+        if uninstall && let Some(other) = still_using(host, scope, setting, &file.path) {
+            notes.push(format!(
+                "The MCP server in {} was kept: {} uses that file too and is still installed here.",
+                file.path.display(),
+                display_name(other)
+            ));
+            if !keep_server(&mut file) {
+                continue;
+            }
+        }
+        let (plan, file_notes) = plan_file_noted(host, file, uninstall)?;
+        notes.extend(file_notes);
+        files.push(plan);
     }
     Ok(Plan {
         host: host.to_owned(),
@@ -286,16 +313,59 @@ pub(crate) fn plan_entries(
         uninstall,
         files,
         host_command: spec.host_command,
-        notes: spec.notes,
+        notes,
     })
 }
 
+/// Another host that reads the file at `path` in `scope` and still has its hooks there (the
+/// project's `.mcp.json` is Claude Code's and Command Code's): its MCP entry is the same as
+/// ours, so uninstalling `host` must leave it.
+fn still_using(host: &str, scope: Scope, setting: &Setting, path: &Path) -> Option<&'static str> {
+    HOSTS.iter().copied().filter(|h| *h != host).find(|other| {
+        let Ok(spec) = hosts::spec(other, scope, setting) else {
+            return false;
+        };
+        spec.files.iter().any(|f| f.path == path)
+            && spec.files.into_iter().any(|f| {
+                f.path != path
+                    && plan_file(other, f, true).is_ok_and(|p| {
+                        p.changes.iter().any(|c| {
+                            c.action == Action::Remove
+                                && (c.at.starts_with("hooks.") || c.at == "file")
+                        })
+                    })
+            })
+    })
+}
+
+/// Drop the MCP entry from `file`'s edits, keeping its hook edits. `false` when nothing is
+/// left to do in the file.
+fn keep_server(file: &mut FileSpec) -> bool {
+    match &mut file.edits {
+        Edits::Json(edits) => {
+            edits.retain(|e| !matches!(e, JsonEdit::Server { .. }));
+            edits.iter().any(|e| matches!(e, JsonEdit::Hooks { .. }))
+        }
+        Edits::TomlServer { .. } => false,
+        Edits::File(_) => true,
+    }
+}
+
 fn plan_file(host: &str, file: FileSpec, uninstall: bool) -> Result<FilePlan, InstallError> {
+    plan_file_noted(host, file, uninstall).map(|(plan, _)| plan)
+}
+
+/// One file's plan, and notes on what in it was left alone.
+fn plan_file_noted(
+    host: &str,
+    file: FileSpec,
+    uninstall: bool,
+) -> Result<(FilePlan, Vec<String>), InstallError> {
     let path = file.path;
     let before = match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(source) => return Err(InstallError::Io { path, source }),
+        Err(error) => return Err(InstallError::Io { path, error }),
     };
     let mut plan = FilePlan {
         path,
@@ -310,11 +380,12 @@ fn plan_file(host: &str, file: FileSpec, uninstall: bool) -> Result<FilePlan, In
         outcome: Outcome::Keep,
     };
     if uninstall && before.is_none() {
-        return Ok(plan);
+        return Ok((plan, vec![]));
     }
     let text = before.as_deref().unwrap_or("");
+    let mut notes = Vec::new();
     let (changes, after, empty) = match &file.edits {
-        Edits::Json(edits) => edit_json(host, &plan.path, text, edits, uninstall)?,
+        Edits::Json(edits) => edit_json(host, &plan.path, text, edits, uninstall, &mut notes)?,
         Edits::TomlServer { container, value } => {
             let parse_error = |e: toml_doc::ParseError| InstallError::Parse {
                 path: plan.path.clone(),
@@ -323,12 +394,15 @@ fn plan_file(host: &str, file: FileSpec, uninstall: bool) -> Result<FilePlan, In
                 message: e.message,
             };
             let mut doc = toml_doc::parse(text).map_err(parse_error)?;
-            let changes = toml_doc::server(&mut doc, container, SERVER_KEY, value, uninstall)
-                .map_err(|at| InstallError::Shape {
-                    path: plan.path.clone(),
-                    at,
-                    expected: "a table",
-                })?;
+            let (changes, note) = toml_doc::server(
+                &mut doc, container, SERVER_KEY, value, uninstall,
+            )
+            .map_err(|at| InstallError::Shape {
+                path: plan.path.clone(),
+                at,
+                expected: "a table",
+            })?;
+            notes.extend(note.map(|n| in_file(&plan.path, &n)));
             (changes, doc.to_string(), String::new())
         }
         Edits::File(contents) => file_change(text, before.is_some(), contents, uninstall),
@@ -341,7 +415,11 @@ fn plan_file(host: &str, file: FileSpec, uninstall: bool) -> Result<FilePlan, In
     } else {
         Outcome::Write(after)
     };
-    Ok(plan)
+    Ok((plan, notes))
+}
+
+fn in_file(path: &Path, note: &str) -> String {
+    format!("{}: {note}", path.display())
 }
 
 fn is_removal(c: &Change) -> bool {
@@ -357,6 +435,7 @@ fn edit_json(
     text: &str,
     edits: &[JsonEdit],
     uninstall: bool,
+    notes: &mut Vec<String>,
 ) -> Result<(Vec<Change>, String, String), InstallError> {
     let shape = |e: jsonc::ShapeError| InstallError::Shape {
         path: path.to_path_buf(),
@@ -380,7 +459,10 @@ fn edit_json(
                 jsonc::hooks(&obj, host, *style, wanted).map_err(shape)?
             }
             JsonEdit::Server { container, value } => {
-                jsonc::server(&obj, container, SERVER_KEY, value, uninstall).map_err(shape)?
+                let (changes, note) =
+                    jsonc::server(&obj, container, SERVER_KEY, value, uninstall).map_err(shape)?;
+                notes.extend(note.map(|n| in_file(path, &n)));
+                changes
             }
         });
     }
@@ -429,24 +511,49 @@ pub struct Written {
     pub backup: Option<PathBuf>,
 }
 
-/// Write every changed file of `plan`.
+/// Write every changed file of `plan`, all or none: every new version is written to a
+/// temporary file first, and only then are they renamed into place. If a rename fails, the
+/// files already replaced get their previous contents back.
 pub fn apply(plan: &Plan) -> Result<Vec<Written>, InstallError> {
-    let mut written = Vec::new();
+    let mut staged = Vec::new();
     for file in &plan.files {
-        let io = |source| InstallError::Io {
+        let io = |error| InstallError::Io {
             path: file.path.clone(),
-            source,
+            error,
         };
-        let (backup, deleted) = match &file.outcome {
+        let contents = match &file.outcome {
             Outcome::Keep => continue,
-            Outcome::Write(text) => (atomic::write(&file.path, text).map_err(io)?, false),
-            Outcome::Delete => (atomic::remove(&file.path).map_err(io)?, true),
+            Outcome::Write(text) => Some(text.as_str()),
+            Outcome::Delete => None,
         };
-        written.push(Written {
-            path: file.path.clone(),
-            deleted,
-            backup,
-        });
+        match atomic::Staged::new(&file.path, contents) {
+            Ok(s) => staged.push((file.path.clone(), s)),
+            Err(error) => {
+                staged.into_iter().for_each(|(_, s)| s.discard());
+                return Err(io(error));
+            }
+        }
+    }
+    let mut written = Vec::new();
+    let mut done = Vec::new();
+    let mut pending = staged.into_iter();
+    for (path, stage) in pending.by_ref() {
+        match stage.commit() {
+            Ok(committed) => {
+                written.push(Written {
+                    path: path.clone(),
+                    deleted: committed.deleted(),
+                    backup: committed.backup().map(Path::to_path_buf),
+                });
+                done.push(committed);
+            }
+            Err((stage, error)) => {
+                stage.discard();
+                pending.for_each(|(_, s)| s.discard());
+                done.into_iter().rev().for_each(atomic::Committed::undo);
+                return Err(InstallError::Io { path, error });
+            }
+        }
     }
     Ok(written)
 }

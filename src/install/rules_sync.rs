@@ -276,9 +276,9 @@ pub(crate) fn removal(
     if other || shared {
         return Ok(None);
     }
-    let io = |source| InstallError::Io {
+    let io = |error| InstallError::Io {
         path: path.clone(),
-        source,
+        error,
     };
     let Some(text) = read(&path).map_err(io)? else {
         return Ok(None);

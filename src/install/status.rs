@@ -64,6 +64,11 @@ pub struct Unreadable {
 /// counted for those of them that have hooks in this scope, and for the file's first owner in
 /// the host table when none has.
 pub fn installed(scope: Scope, setting: &Setting) -> Vec<Installed> {
+    // HOME or `/` is no project: its files are the user's, or nobody's.
+    if scope == Scope::Project && super::rules_sync::check_root(setting, &setting.project).is_err()
+    {
+        return vec![];
+    }
     let mut all: Vec<Installed> = hosts::HOSTS
         .iter()
         .map(|h| installed_one(h, scope, setting))
@@ -196,7 +201,7 @@ fn describe(e: &InstallError) -> String {
             ..
         } => format!("does not parse (line {line}, column {column}: {message})"),
         InstallError::Shape { at, expected, .. } => format!("`{at}` is not {expected}"),
-        InstallError::Io { source, .. } => source.to_string(),
+        InstallError::Io { error, .. } => error.to_string(),
         other => other.to_string(),
     }
 }
@@ -219,7 +224,7 @@ fn commands(entry: &Value) -> Vec<String> {
 /// The word of `command` that runs `hook <host>`: the program, unquoted, whatever precedes
 /// it (`env X=1 /path/aletheia hook ...`).
 fn hook_program(command: &str, host: &str) -> Option<String> {
-    let words = shell_words(command)?;
+    let words = super::command::shell_words(command)?;
     words
         .windows(3)
         .find(|w| w[1] == "hook" && w[2] == host)
@@ -243,48 +248,6 @@ fn plugin_program(text: &str) -> Option<String> {
         .into_iter::<String>()
         .next()?
         .ok()
-}
-
-/// Split a command line the way a POSIX shell splits words: whitespace separates, single
-/// quotes keep everything, double quotes and backslashes escape. `None` for an unclosed quote.
-fn shell_words(s: &str) -> Option<Vec<String>> {
-    let mut words = Vec::new();
-    let mut word: Option<String> = None;
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => words.extend(word.take()),
-            '\'' => {
-                let w = word.get_or_insert_with(String::new);
-                loop {
-                    match chars.next()? {
-                        '\'' => break,
-                        c => w.push(c),
-                    }
-                }
-            }
-            '"' => {
-                let w = word.get_or_insert_with(String::new);
-                loop {
-                    match chars.next()? {
-                        '"' => break,
-                        '\\' => match chars.next()? {
-                            c @ ('"' | '\\' | '$' | '`') => w.push(c),
-                            c => {
-                                w.push('\\');
-                                w.push(c);
-                            }
-                        },
-                        c => w.push(c),
-                    }
-                }
-            }
-            '\\' => word.get_or_insert_with(String::new).push(chars.next()?),
-            c => word.get_or_insert_with(String::new).push(c),
-        }
-    }
-    words.extend(word);
-    Some(words)
 }
 
 #[cfg(test)]

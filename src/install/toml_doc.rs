@@ -1,7 +1,7 @@
 //! Editing Codex's `config.toml` in place with `toml_edit`: our `[mcp_servers.aletheia]` table
 //! is added, updated or removed, and every other line keeps its comments, spacing and order.
 
-use super::{Action, Change};
+use super::{Action, Change, jsonc};
 use serde_json::Value;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike};
 
@@ -28,18 +28,20 @@ pub fn parse(text: &str) -> Result<DocumentMut, ParseError> {
 }
 
 /// Install (or with `remove`, uninstall) `[container.key]` with the string and string-array
-/// fields of `value`. Returns `Err(container)` when `container` is not a table.
+/// fields of `value`. Only the fields install owns are set; the user's (`startup_timeout_sec`,
+/// an `[env]` table) stay. An entry of that name that is not ours is left alone, with a note.
+/// Returns `Err(container)` when `container` is not a table.
 pub fn server(
     doc: &mut DocumentMut,
     container: &str,
     key: &str,
     value: &Value,
     remove: bool,
-) -> Result<Vec<Change>, String> {
+) -> Result<(Vec<Change>, Option<String>), String> {
     let at = format!("{container}.{key}");
     if !doc.contains_key(container) {
         if remove {
-            return Ok(vec![]);
+            return Ok((vec![], None));
         }
         // Implicit: no empty `[mcp_servers]` header above ours.
         let mut servers = Table::new();
@@ -50,8 +52,11 @@ pub fn server(
         .as_table_like_mut()
         .ok_or_else(|| container.to_owned())?;
     let current = servers.get(key).map(to_json);
+    if current.as_ref().is_some_and(|c| !jsonc::is_our_server(c)) {
+        return Ok((vec![], Some(jsonc::foreign_note(&at))));
+    }
     let change = match (current, remove) {
-        (None, true) => return Ok(vec![]),
+        (None, true) => return Ok((vec![], None)),
         (Some(current), true) => {
             servers.remove(key);
             if servers.is_empty() && is_implicit(&doc[container]) {
@@ -59,8 +64,38 @@ pub fn server(
             }
             Change::new(Action::Remove, &at, current)
         }
-        (Some(current), false) if current == *value => Change::new(Action::Unchanged, &at, current),
-        (current, false) => {
+        (Some(current), false) => {
+            if let Some(entry) = servers.get_mut(key).and_then(Item::as_table_like_mut) {
+                for (k, v) in table(value).iter() {
+                    let owned = jsonc::OWNED_SERVER_KEYS.contains(&k);
+                    let same = entry.get(k).map(to_json) == Some(to_json(v));
+                    if !entry.contains_key(k) || (owned && !same) {
+                        // Set the value, not the item, so the key's position and comments stay.
+                        match (entry.get_mut(k), v.as_value()) {
+                            (Some(Item::Value(old)), Some(new)) => {
+                                let decor = old.decor().clone();
+                                *old = new.clone();
+                                *old.decor_mut() = decor;
+                            }
+                            _ => {
+                                entry.insert(k, v.clone());
+                            }
+                        }
+                    }
+                }
+            }
+            let updated = doc[container]
+                .as_table_like()
+                .and_then(|s| s.get(key))
+                .map(to_json)
+                .unwrap_or(Value::Null);
+            if updated == current {
+                Change::new(Action::Unchanged, &at, current)
+            } else {
+                Change::replaced(&at, current, updated)
+            }
+        }
+        (None, false) => {
             let inline = doc[container].is_inline_table();
             let servers = doc[container].as_table_like_mut().expect("checked above");
             let entry = if inline {
@@ -68,25 +103,11 @@ pub fn server(
             } else {
                 Item::Table(table(value))
             };
-            match servers.get_mut(key) {
-                // Replace the fields, not the table, so its position and comments stay.
-                Some(Item::Table(t)) if !inline => {
-                    t.clear();
-                    for (k, v) in table(value).iter() {
-                        t.insert(k, v.clone());
-                    }
-                }
-                _ => {
-                    servers.insert(key, entry);
-                }
-            }
-            match current {
-                Some(before) => Change::replaced(&at, before, value.clone()),
-                None => Change::new(Action::Add, &at, value.clone()),
-            }
+            servers.insert(key, entry);
+            Change::new(Action::Add, &at, value.clone())
         }
     };
-    Ok(vec![change])
+    Ok((vec![change], None))
 }
 
 fn is_implicit(item: &Item) -> bool {
@@ -171,7 +192,7 @@ mod tests {
 
     fn run(text: &str, value: &Value, remove: bool) -> (String, Vec<Action>) {
         let mut doc = parse(text).unwrap();
-        let changes = server(&mut doc, "mcp_servers", "aletheia", value, remove).unwrap();
+        let (changes, _) = server(&mut doc, "mcp_servers", "aletheia", value, remove).unwrap();
         (doc.to_string(), changes.iter().map(|c| c.action).collect())
     }
 
