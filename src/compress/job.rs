@@ -228,11 +228,10 @@ fn merges(
     if sources.is_empty() {
         return Ok(vec![]);
     }
-    let ids: HashSet<i64> = sources.iter().map(|s| s.id).collect();
-    let mut older = store.merge_candidates(project, MERGE_WINDOW)?;
+    let mut pool = store.merge_candidates(project, MERGE_WINDOW)?;
     let mut fresh: Vec<Comparable> = Vec::new();
     for s in sources {
-        let stored = older.iter().find(|c| c.id == s.id).cloned();
+        let stored = pool.iter().find(|c| c.id == s.id).cloned();
         fresh.push(stored.unwrap_or(Comparable {
             id: s.id,
             text: s.text.clone(),
@@ -253,9 +252,8 @@ fn merges(
             }
         }
     }
-    older.retain(|c| !ids.contains(&c.id) || fresh.iter().any(|f| f.id == c.id));
-    // Fresh memories compare with every older memory, fresh ones included.
-    let mut pool = older;
+    // Fresh memories compare with every older memory, fresh ones included (with the vectors
+    // just made).
     for f in &fresh {
         if let Some(slot) = pool.iter_mut().find(|c| c.id == f.id) {
             *slot = f.clone();
