@@ -315,7 +315,8 @@ fn write_originals(s: &Setup, host: &str, project: bool) -> Vec<(PathBuf, &'stat
 
 fn parse_jsonc(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap();
-    jsonc_parser::cst::CstRootNode::parse(&text, &Default::default())
+    let text = text.trim_start_matches('\u{feff}');
+    jsonc_parser::cst::CstRootNode::parse(text, &Default::default())
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .to_serde_value()
         .unwrap()
@@ -874,4 +875,45 @@ fn the_project_is_the_git_root_and_never_home() {
         }
     }
     assert!(!s.home().join(".cursor").exists());
+}
+
+#[test]
+fn a_settings_file_with_a_byte_order_mark_is_edited_and_keeps_it() {
+    let s = Setup::new();
+    let text = "\u{feff}{\n  \"theme\": \"dark\"\n}\n";
+    let v = claude_settings(&s, text);
+    assert_eq!(v["theme"], "dark");
+    assert!(v["hooks"]["Stop"].is_array(), "{v}");
+    let path = s.home().join(".claude/settings.json");
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .starts_with('\u{feff}')
+    );
+    s.ok(&["uninstall", "claude-code"]);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn a_read_only_settings_file_is_refused_and_nothing_changes() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Setup::new();
+    let path = s.home().join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, "{}\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = snapshot(s.home());
+    let out = s.run(&["install", "claude-code", "--write"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("settings.json") && err.contains("read-only"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert_eq!(
+        snapshot(s.home()),
+        before,
+        "nothing else was written either"
+    );
 }

@@ -400,15 +400,10 @@ fn check_hosts(r: &mut Report) {
         return;
     };
     r.project = Some(setting.project.clone());
-    // Run from HOME, the project's files are the user's: looking twice would list each twice.
-    let scopes = if setting.project == setting.home {
-        &[Scope::User][..]
-    } else {
-        &[Scope::User, Scope::Project][..]
-    };
-    let mut found: Vec<Installed> = scopes
-        .iter()
-        .copied()
+    // Run from HOME (or `/`), the project scope finds nothing: its files are the user's, and
+    // `installed` does not list them twice.
+    let mut found: Vec<Installed> = [Scope::User, Scope::Project]
+        .into_iter()
         .flat_map(|scope| status::installed(scope, &setting))
         .collect();
     for i in &found {

@@ -64,6 +64,15 @@ impl Staged {
     /// file's permissions.
     pub fn new(path: &Path, contents: Option<&str>) -> std::io::Result<Staged> {
         let path = resolve(path)?;
+        // A user who made their configuration read-only asked tools to leave it alone; a rename
+        // would replace it regardless (only the folder's permissions count), so refuse instead.
+        if fs::metadata(&path).is_ok_and(|m| m.permissions().readonly()) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "the file is read-only, so it was left untouched (make it writable and run this again, \
+                 or add the entries `aletheia connect` prints by hand)",
+            ));
+        }
         let previous = match fs::read(&path) {
             Ok(bytes) => Some(bytes),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -232,6 +241,25 @@ fn sync_dir(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_read_only_file_is_refused_and_left_as_it_was() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        fs::write(&path, "{}").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
+        let err = write(&path, "{\"changed\": true}").unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied);
+        assert!(err.to_string().contains("read-only"), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{}");
+        assert!(!backup_path(&path).exists());
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file is left"
+        );
+    }
 
     #[test]
     fn a_rewrite_keeps_the_first_backup_and_the_permissions() {

@@ -442,6 +442,12 @@ fn edit_json(
         at: e.at,
         expected: e.expected,
     };
+    // Editors on Windows save JSON with a byte order mark, which the parser rejects: it is
+    // set aside and written back in front of the edited text.
+    let (bom, text) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => ("\u{feff}", rest),
+        None => ("", text),
+    };
     let root = jsonc::parse(text).map_err(|e| InstallError::Parse {
         path: path.to_path_buf(),
         line: e.line,
@@ -473,7 +479,7 @@ fn edit_json(
             jsonc::ensure_key(&empty_obj, key, value);
         }
     }
-    Ok((changes, root.to_string(), empty.to_string()))
+    Ok((changes, format!("{bom}{root}"), empty.to_string()))
 }
 
 /// A file that is ours as a whole: written when missing or different, removed on uninstall.

@@ -119,34 +119,14 @@ fn at_root(setting: &Setting, root: &Path) -> Setting {
     }
 }
 
-/// The hosts whose entries uninstall would remove in `scope`: install's own way of finding
-/// them. A file more than one host uses does not count (the project's `.mcp.json` holds one
-/// entry for both Claude Code and Command Code, so it cannot tell which of them was
-/// installed), and a host whose files do not parse counts as not connected.
+/// The hosts installed in `scope`, as doctor reports them (the entries uninstall would
+/// remove; a `.mcp.json` that Claude Code and Command Code share counts for the one whose
+/// hooks are there too).
 fn connected_in(scope: Scope, setting: &Setting) -> Vec<&'static str> {
-    let plans: Vec<(&'static str, super::Plan)> = HOSTS
-        .iter()
-        .filter_map(|h| {
-            super::plan_entries(h, scope, setting, true)
-                .ok()
-                .map(|p| (*h, p))
-        })
-        .collect();
-    let shared = |path: &Path| {
-        plans
-            .iter()
-            .filter(|(_, p)| p.files.iter().any(|f| f.path == path))
-            .count()
-            > 1
-    };
-    plans
-        .iter()
-        .filter(|(_, p)| {
-            p.files
-                .iter()
-                .any(|f| !shared(&f.path) && f.changes.iter().any(|c| c.action == Action::Remove))
-        })
-        .map(|(h, _)| *h)
+    super::status::installed(scope, setting)
+        .into_iter()
+        .filter(|i| !i.is_empty())
+        .map(|i| i.host)
         .collect()
 }
 
