@@ -29,6 +29,8 @@ const FIELDS: &[&str] = &[
     "marker",
     "entropy",
     "multiline",
+    "assignment",
+    "assignment_except",
     "check",
     "examples",
     "negatives",
@@ -40,7 +42,7 @@ pub fn generate() {
     let mut rules = String::from("pub static RULES: &[Rule] = &[\n");
     let mut examples =
         String::from("/// Every rule's examples.\npub static EXAMPLES: &[Examples] = &[\n");
-    let mut keywords: Vec<(u32, String, usize)> = Vec::new();
+    let mut keywords: Vec<(u32, String, usize, Option<i64>)> = Vec::new();
     let mut ids = HashSet::new();
     let mut index = 0;
     for name in FILES {
@@ -79,6 +81,37 @@ pub fn generate() {
                 .get("multiline")
                 .map(|v| v.as_bool().unwrap_or_else(|| panic!("{at}: multiline")))
                 .unwrap_or(false);
+            // How many name characters may follow a keyword before the assignment, per keyword
+            // (see `assignment_follows` in src/redact/keywords.rs).
+            let assignment = rule.get("assignment").map(|v| {
+                let n = v.as_integer().filter(|n| (0..=u8::MAX as i64).contains(n));
+                n.unwrap_or_else(|| panic!("{at}: assignment must be a count of characters"))
+            });
+            assert!(
+                !(assignment.is_some() && multiline),
+                "{at}: an assignment rule searches single lines"
+            );
+            let except: Vec<(String, i64)> = match rule.get("assignment_except") {
+                None => vec![],
+                Some(v) => {
+                    assert!(
+                        assignment.is_some(),
+                        "{at}: assignment_except without assignment"
+                    );
+                    let t = v
+                        .as_table()
+                        .unwrap_or_else(|| panic!("{at}: assignment_except"));
+                    t.iter()
+                        .map(|(k, n)| {
+                            let n = n.as_integer().filter(|n| (0..=u8::MAX as i64).contains(n));
+                            (
+                                k.clone(),
+                                n.unwrap_or_else(|| panic!("{at}: assignment_except.{k}")),
+                            )
+                        })
+                        .collect()
+                }
+            };
             let check = match rule.get("check") {
                 None => "None".to_owned(),
                 Some(v) => {
@@ -91,13 +124,24 @@ pub fn generate() {
             };
             let words = strings(rule, "keywords", &at);
             assert!(!words.is_empty(), "{at}: needs at least one keyword");
+            for (k, _) in &except {
+                assert!(
+                    words.contains(k),
+                    "{at}: assignment_except.{k} is not a keyword"
+                );
+            }
             for w in words {
+                let after = except
+                    .iter()
+                    .find(|(k, _)| *k == w)
+                    .map(|(_, n)| *n)
+                    .or(assignment);
                 assert!(
                     w.len() >= 3 && w.is_ascii() && w == w.to_ascii_lowercase(),
                     "{at}: keyword {w:?} must be lowercase ASCII of 3 bytes or more"
                 );
                 let b = w.as_bytes();
-                keywords.push((u32::from_be_bytes([0, b[0], b[1], b[2]]), w, index));
+                keywords.push((u32::from_be_bytes([0, b[0], b[1], b[2]]), w, index, after));
             }
             writeln!(
                 rules,
@@ -139,10 +183,10 @@ pub fn generate() {
         "/// Every rule's keywords, sorted by their first three bytes (as a big-endian number).\n\
          pub static KEYWORDS: &[Keyword] = &[\n",
     );
-    for (prefix, text, rule) in keywords {
+    for (prefix, text, rule, assignment) in keywords {
         writeln!(
             rules,
-            "    Keyword {{ prefix: {prefix}, text: {text:?}, rule: {rule} }},"
+            "    Keyword {{ prefix: {prefix}, text: {text:?}, rule: {rule}, assignment: {assignment:?} }},"
         )
         .unwrap();
     }

@@ -84,6 +84,11 @@ pub fn windows(text: &str, ranges: &[(usize, usize)]) -> Vec<Window> {
                 {
                     continue;
                 }
+                if let Some(after) = k.assignment
+                    && !assignment_follows(&bytes[start..to], word.len(), after)
+                {
+                    continue;
+                }
                 let (ws, we) = if RULES[rule].multiline {
                     (from, to)
                 } else {
@@ -114,6 +119,36 @@ pub fn windows(text: &str, ranges: &[(usize, usize)]) -> Vec<Window> {
     }
     out.sort_by_key(|w| (w.rule, w.start));
     out
+}
+
+/// Whether `text`, which starts at a keyword `len` bytes long, continues as an assignment to
+/// the name the keyword is part of: at most `after` more name characters (letters, digits,
+/// `_ . $ -`) and a digit, at most three of `\ " ' ]`, at most three blanks, then `=`, `:`, `?=` or `||=`.
+/// The assignment rules' regexes require this after the name, so where it fails they cannot
+/// match. A keyword may itself end past the name (`auth"`): the name then ends inside it.
+pub(super) fn assignment_follows(text: &[u8], len: usize, after: u8) -> bool {
+    let name = |b: &u8| b.is_ascii_alphanumeric() || b"_.$-".contains(b);
+    let mut i = text.iter().take_while(|b| name(b)).count();
+    // The regexes allow one digit after the name (`password2`).
+    let digit = usize::from(i > 0 && text[i - 1].is_ascii_digit());
+    if i > len + usize::from(after) + digit {
+        return false;
+    }
+    i += text[i..]
+        .iter()
+        .take(3)
+        .take_while(|b| b"\\\"']".contains(b))
+        .count();
+    i += text[i..]
+        .iter()
+        .take(3)
+        .take_while(|b| b" \t\r\x0b\x0c".contains(b))
+        .count();
+    let rest = &text[i..];
+    rest.starts_with(b"=")
+        || rest.starts_with(b":")
+        || rest.starts_with(b"?=")
+        || rest.starts_with(b"||=")
 }
 
 #[cfg(test)]
@@ -154,6 +189,52 @@ mod tests {
             assert!(w.iter().any(|w| w.rule == gh), "{text:?}");
         }
         assert!(windows("gh", &[(0, 2)]).is_empty());
+    }
+
+    #[test]
+    fn an_assignment_rule_opens_only_where_an_assignment_follows() {
+        let rule = rule_index("credential-assignment");
+        let opens = |text: &str| {
+            windows(text, &[(0, text.len())])
+                .iter()
+                .any(|w| w.rule == rule)
+        };
+        for text in [
+            "test result: ok. 42 passed; 0 failed",
+            "the token expired, rotate the secret",
+            "passwords must be long",
+        ] {
+            assert!(!opens(text), "{text:?}");
+        }
+        for text in [
+            "DB_PASSWORD=hunter22",
+            "password: hunter22",
+            "{\"api_token\" : \"abc\"}",
+            "export GITHUB_TOKEN ?= abc",
+            "x.secret_key\\\" => 'v'",
+            "PASS1 ||= abc",
+        ] {
+            assert!(opens(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_name_that_runs_past_the_keyword_opens_no_assignment_window() {
+        let rule = rule_index("key-assignment");
+        let opens = |text: &str| {
+            windows(text, &[(0, text.len())])
+                .iter()
+                .any(|w| w.rule == rule)
+        };
+        assert!(!opens(
+            "Write {\"file_path\":\"/home/dev/shop/src/checkout.rs\"}"
+        ));
+        assert!(!opens("keys = [1, 2]"));
+        assert!(opens("ado_pat = \"abc\""));
+        assert!(opens("license_key2: abc"));
+        assert!(opens("secret_key_base: abc"));
+        assert!(opens("auth\" : \"abc\""));
+        assert!(opens("auth_credentials = abc"));
     }
 
     #[test]

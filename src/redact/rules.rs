@@ -48,6 +48,11 @@ pub struct Keyword {
     pub prefix: u32,
     pub text: &'static str,
     pub rule: u16,
+    /// For a rule that only matches a value assigned to a name holding the keyword: how many
+    /// name characters may follow the keyword before the assignment. The keyword then counts
+    /// only where such an assignment follows (see [`super::keywords::assignment_follows`]), so
+    /// "tests passed" or a `file_path` does not compile the rule's large regex.
+    pub assignment: Option<u8>,
 }
 
 include!(concat!(env!("OUT_DIR"), "/redact_rules.rs"));
