@@ -282,3 +282,19 @@ fn doctor_names_a_hook_binary_that_moved_and_how_to_reinstall() {
     let (text, code) = h.doctor();
     assert_eq!(code, Some(0), "{text}");
 }
+
+#[test]
+fn a_host_hooked_for_the_user_and_the_project_gets_a_note() {
+    let h = Hosts::new();
+    h.install(&["codex", "--write"]);
+    let (text, _) = h.doctor();
+    assert!(!text.contains("hooked both"), "{text}");
+    h.install(&["codex", "--project", "--write"]);
+    let (text, code) = h.doctor();
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("note:     codex is hooked both for you and for this project")
+            && text.contains("`aletheia uninstall codex --project`"),
+        "{text}"
+    );
+}

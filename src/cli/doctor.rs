@@ -439,6 +439,25 @@ fn check_hosts(r: &mut Report) {
         });
     }
     check_double_install(r);
+    check_both_scopes(r);
+}
+
+/// Hosts merge the user's hook settings with the project's, so a host hooked in both runs each
+/// hook twice: the event is stored once, but the session's memory block reaches the model twice.
+fn check_both_scopes(r: &mut Report) {
+    for h in &r.hosts {
+        let hooked = |scope| {
+            h.installs
+                .iter()
+                .any(|i| i.scope == scope && !i.hooks.is_empty())
+        };
+        if hooked(Scope::User) && hooked(Scope::Project) {
+            r.notes.push(format!(
+                "{0} is hooked both for you and for this project, so it runs each hook twice (stored once, but the memory block reaches the model twice): remove one with `aletheia uninstall {0} --project` or `aletheia uninstall {0}`",
+                h.host
+            ));
+        }
+    }
 }
 
 fn install_report(i: &Installed, r: &mut Report) -> InstallReport {
