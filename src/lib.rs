@@ -16,6 +16,7 @@ pub mod ops;
 pub mod project;
 pub mod recall;
 pub mod redact;
+pub mod server;
 pub mod spool;
 pub mod store;
 pub mod text;

@@ -23,6 +23,8 @@ enum Command {
     Hook { tool: String, event: String },
     /// Serve the MCP tools over stdio.
     Mcp,
+    /// Serve the REST API, MCP over HTTP and the dashboard on a loopback port, with the worker.
+    Server(cli::server::ServerArgs),
     /// Show what `install` would write for a host (hooks and MCP entry); writes nothing.
     Connect(cli::connect::ConnectArgs),
     /// Register the hooks and the MCP server with a host (with --write).
@@ -95,6 +97,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Hook { tool, event } => return ExitCode::from(run_hook(&tool, &event)),
         Command::Mcp => aletheia::mcp::stdio::serve().map_err(Into::into),
+        Command::Server(a) => cli::server::run(a),
         Command::Connect(a) => cli::connect::run(a, json),
         Command::Install(a) => cli::install::install(a, json),
         Command::Uninstall(a) => cli::install::uninstall(a, json),

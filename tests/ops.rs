@@ -420,6 +420,13 @@ fn table() -> Vec<Row> {
         ),
         row("jobs", EveryProject, |_| json!({})),
         row("sync_rules", EveryProject, |_| json!({})),
+        row("capture_event", NamesProject, |p| {
+            json!({ "tool": "claude-code", "event": "UserPromptSubmit", "payload": {
+                "session_id": "s-event",
+                "cwd": format!("/nonexistent-aletheia/{}", p.project),
+                "prompt": format!("{} prompt sent to the server", p.project),
+            } })
+        }),
         row("backfill", NamesProject, |p| {
             json!({ "host": "claude-code", "entries": [{
                 "session_id": "s-backfill",

@@ -11,7 +11,7 @@ use super::adapter::{self, Adapter, Capture};
 use crate::config::Paths;
 use crate::redact::{Redacted, Redactor};
 use crate::spool::{self, SpoolLine, SpoolQueue};
-use crate::store::{OpenOptions, Store, StoreError, enqueue_tx, insert_tx, touch_capture};
+use crate::store::{OpenOptions, Store, StoreError};
 use std::io::Read;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -204,21 +204,7 @@ fn store_and_recall(
     }
     if writes {
         store.write(|tx| {
-            if let Some(m) = memory {
-                insert_tx(tx, m, None, false)?;
-            }
-            if capture.queue
-                && let Some(session) = &capture.session_id
-            {
-                enqueue_tx(
-                    tx,
-                    &capture.project,
-                    session,
-                    &adapter.host,
-                    crate::time::now_ms(),
-                )?;
-            }
-            touch_capture(tx, &adapter.host, crate::time::now_ms())
+            super::record_tx(tx, &adapter.host, capture, memory, crate::time::now_ms())
         })?;
     }
     if capture.context {

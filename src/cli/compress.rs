@@ -9,8 +9,7 @@
 
 use super::Edge;
 use crate::compress::Extraction;
-use crate::compress::provider;
-use crate::compress::worker::{self, Ended, JobEnd, Settings};
+use crate::compress::worker::{self, Ended, JobEnd};
 use crate::ops::compress::{Compress, Compressed, Jobs};
 use clap::Args;
 use std::io::IsTerminal;
@@ -36,7 +35,7 @@ pub fn run(args: CompressArgs, json: bool) -> anyhow::Result<()> {
         let out = edge.call(Jobs { limit: None })?;
         return super::print(&out, edge.clock(), json, <Jobs as crate::text::Text>::text);
     }
-    let ex = extraction(&edge)?;
+    let ex = Extraction::from_env(edge.paths()).map_err(anyhow::Error::msg)?;
     // The first signal stops at the next window (or call); a second one, while a slow call
     // runs, exits at once: the job's lease then simply expires and nothing half-done is kept.
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -53,27 +52,6 @@ pub fn run(args: CompressArgs, json: bool) -> anyhow::Result<()> {
     } else {
         drain(&mut edge, args.project, json, &stop)
     }
-}
-
-/// The extraction the user's environment asks for.
-fn extraction(edge: &Edge) -> anyhow::Result<Extraction> {
-    let lookup = |k: &str| std::env::var(k).ok();
-    let providers = provider::from_lookup(&lookup).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let settings = Settings::from_lookup(&lookup).map_err(anyhow::Error::msg)?;
-    let paths = edge.paths();
-    let dir = paths.model_dir();
-    // Merges compare meaning when the model is here; its load costs a fraction of a second.
-    let embedder = crate::embed::model::Embedder::present(&dir)
-        .then(|| crate::embed::model::Embedder::load(&dir).ok())
-        .flatten()
-        .map(Arc::new);
-    Ok(Extraction {
-        providers,
-        settings,
-        embedder,
-        call_log: Some(paths.data_dir.join("provider-calls.jsonl")),
-        ..Extraction::rules()
-    })
 }
 
 /// Run every job, one at a time (for the progress bar), waiting out retries.

@@ -25,6 +25,7 @@ pub mod rules;
 pub mod save;
 pub mod scrub;
 pub mod search;
+pub mod server;
 pub mod timeline;
 
 use crate::config::Paths;

@@ -131,6 +131,27 @@ impl Extraction {
         }
     }
 
+    /// The extraction the user's environment asks for (`ALETHEIA_PROVIDER(S)` and the caps),
+    /// with the model for merges when it is in `paths`, logging provider calls beside the store.
+    pub fn from_env(paths: &crate::config::Paths) -> Result<Extraction, String> {
+        let lookup = |k: &str| std::env::var(k).ok();
+        let providers = super::provider::from_lookup(&lookup).map_err(|e| e.to_string())?;
+        let settings = Settings::from_lookup(&lookup)?;
+        let dir = paths.model_dir();
+        // Merges compare meaning when the model is here; its load costs a fraction of a second.
+        let embedder = Embedder::present(&dir)
+            .then(|| Embedder::load(&dir).ok())
+            .flatten()
+            .map(Arc::new);
+        Ok(Extraction {
+            providers,
+            settings,
+            embedder,
+            call_log: Some(paths.data_dir.join("provider-calls.jsonl")),
+            ..Extraction::rules()
+        })
+    }
+
     /// The extractor's name as the server and `compress` print it.
     pub fn describe(&self) -> String {
         if self.providers.is_empty() {

@@ -14,6 +14,7 @@
 
 pub mod args;
 pub mod backfill;
+pub mod capture;
 pub mod compress;
 pub mod lists;
 pub mod memories;
@@ -280,6 +281,7 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<compress::Jobs>::ENTRY,
     &Op::<backfill::Backfill>::ENTRY,
     &Op::<rules::SyncRules>::ENTRY,
+    &Op::<capture::CaptureEvent>::ENTRY,
 ];
 
 /// An operation by name.

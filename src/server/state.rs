@@ -1,0 +1,153 @@
+//! What every request of the server works with: the store's connections, the redactor, the
+//! model, and the caller each front end (REST, MCP over HTTP, the dashboard) speaks as.
+//!
+//! Operations are synchronous SQLite work, so a request runs its operation on tokio's blocking
+//! pool with a connection taken from a small pool: SQLite in WAL mode lets readers run beside
+//! one writer, and reusing connections saves each request the open and schema check a hook
+//! pays. Nothing here knows an operation's rules; [`State::run`] only builds the
+//! [`Context`] the operations layer asks for.
+
+use crate::config::Paths;
+use crate::embed::background::Background;
+use crate::ops::{Access, Caller, Context, OpError};
+use crate::redact::Redactor;
+use crate::store::{OpenOptions, Store};
+use crate::time::Clock;
+use std::sync::{Arc, Mutex};
+
+/// Connections kept open between requests; more are opened under load and closed after.
+const POOL_KEEP: usize = 4;
+
+/// The server's shared state.
+pub struct State {
+    pub paths: Paths,
+    redactor: &'static Redactor,
+    /// Why the user's redaction rules could not be loaded: writes are refused until it is
+    /// fixed, as everywhere else, rather than stored with fewer rules than asked for.
+    rules_error: Option<String>,
+    pool: Mutex<Vec<Store>>,
+    background: Option<Background>,
+    /// The project a request that names none works on: the folder the server started in.
+    pub default_project: String,
+    /// Wakes the worker at once (the dashboard's "Compress now"); `None` when none runs.
+    wake_worker: Option<Mutex<std::sync::mpsc::Sender<()>>>,
+    /// What the worker runs, as `server` prints it.
+    pub extraction_name: String,
+}
+
+impl State {
+    pub fn new(
+        paths: Paths,
+        redactor: Result<&'static Redactor, String>,
+        default_project: String,
+        background: Option<Background>,
+        extraction_name: String,
+        wake_worker: Option<std::sync::mpsc::Sender<()>>,
+    ) -> State {
+        let (redactor, rules_error) = match redactor {
+            Ok(r) => (r, None),
+            Err(e) => (Redactor::global(), Some(e)),
+        };
+        State {
+            paths,
+            redactor,
+            rules_error,
+            pool: Mutex::new(Vec::new()),
+            background,
+            default_project,
+            wake_worker: wake_worker.map(Mutex::new),
+            extraction_name,
+        }
+    }
+
+    /// A caller with every right (the server is the user's own, on loopback or behind the
+    /// API key), named for the front end or the client.
+    pub fn caller(&self, name: &str) -> Caller {
+        Caller::local(name, &self.default_project)
+    }
+
+    /// Ask the worker to look at the queue now rather than at its next tick; false when no
+    /// worker runs.
+    pub fn wake_worker(&self) -> bool {
+        self.wake_worker
+            .as_ref()
+            .is_some_and(|w| w.lock().unwrap_or_else(|p| p.into_inner()).send(()).is_ok())
+    }
+
+    /// Whether the semantic index is loaded.
+    pub fn semantic_ready(&self) -> bool {
+        self.background
+            .as_ref()
+            .is_some_and(|b| b.semantic().is_some())
+    }
+
+    /// Whether the model is there at all (loading or loaded).
+    pub fn semantic_present(&self) -> bool {
+        self.background.is_some()
+    }
+
+    /// Run `f` with a [`Context`] for `caller` on the blocking pool. `access` is the
+    /// operation's, so that writes are refused while the user's redaction rules are broken.
+    pub async fn run<R, F>(
+        self: &Arc<Self>,
+        caller: Caller,
+        access: Access,
+        f: F,
+    ) -> Result<R, OpError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Context<'_>) -> Result<R, OpError> + Send + 'static,
+    {
+        if access != Access::Read
+            && let Some(e) = &self.rules_error
+        {
+            return Err(OpError::StoreUnavailable(format!(
+                "{e}; nothing is saved until the file named by ALETHEIA_REDACT_RULES is fixed (aletheia redact --check)."
+            )));
+        }
+        let state = Arc::clone(self);
+        tokio::task::spawn_blocking(move || state.run_blocking(caller, f))
+            .await
+            .map_err(|e| OpError::StoreUnavailable(format!("the request failed: {e}")))?
+    }
+
+    /// [`State::run`] on the current thread, for the worker and tests.
+    pub fn run_blocking<R>(
+        &self,
+        caller: Caller,
+        f: impl FnOnce(&mut Context<'_>) -> Result<R, OpError>,
+    ) -> Result<R, OpError> {
+        let mut store = self.take()?;
+        let mut ctx = Context {
+            store: &mut store,
+            redactor: self.redactor,
+            clock: Clock::system(),
+            caller,
+            paths: Some(&self.paths),
+            semantic: self.background.as_ref().and_then(|b| b.semantic()),
+            extraction: None,
+        };
+        let out = f(&mut ctx);
+        self.give_back(store);
+        out
+    }
+
+    pub fn redactor(&self) -> &'static Redactor {
+        self.redactor
+    }
+
+    fn take(&self) -> Result<Store, OpError> {
+        if let Some(s) = self.pool.lock().unwrap_or_else(|p| p.into_inner()).pop() {
+            return Ok(s);
+        }
+        Store::open(&self.paths, OpenOptions::INTERACTIVE)
+            .map_err(|e| OpError::StoreUnavailable(format!("the store cannot be opened: {e}")))
+    }
+
+    fn give_back(&self, store: Store) {
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        if pool.len() < POOL_KEEP {
+            pool.push(store);
+        }
+    }
+}

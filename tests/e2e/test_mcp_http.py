@@ -1,0 +1,161 @@
+"""MCP over Streamable HTTP at /mcp of `aletheia server`: the official Python SDK lists the same 13
+tools as on stdio and calls them, and plain HTTP checks what the transport refuses (GET, a foreign
+Origin or Host, a request without its session)."""
+import asyncio
+import json
+import os
+import re
+import subprocess
+import threading
+import urllib.error
+import urllib.request
+
+import mcp
+import pytest
+
+TOOLS = {"search", "timeline", "get_observations", "session_start_context", "fact_history", "list_rules",
+         "work_state_read", "save_memory", "add_rule", "confirm_rule", "dismiss_memory", "restore_memory",
+         "work_state_write"}
+
+
+@pytest.fixture
+def server(aletheia, home, server_env):
+    """`aletheia server --port 0` on a temporary store; yields its base URL."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
+    env.update(server_env, HOME=str(home))
+    proc = subprocess.Popen([aletheia, "server", "--port", "0", "--no-worker"], env=env, cwd=home / "shop",
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    found = threading.Event()
+    url = []
+    lines = []
+
+    # The server logs to stderr for as long as it runs: keep reading so it never blocks on a full pipe.
+    def read():
+        for line in proc.stderr:
+            lines.append(line)
+            m = re.search(r"http://127\.0\.0\.1:\d+", line)
+            if m and not found.is_set():
+                url.append(m.group(0))
+                found.set()
+        found.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        assert found.wait(30) and url, "the server printed no address:\n" + "".join(lines)
+        yield url[0]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def post(url, message, headers=None):
+    """POST one JSON-RPC message; returns (status, headers, body), whatever the status."""
+    h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    h.update(headers or {})
+    req = urllib.request.Request(url, data=json.dumps(message).encode(), headers=h, method="POST")
+    return send(req)
+
+
+def send(req):
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.headers, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read().decode()
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}
+
+
+async def exercise(url, mode):
+    async with mcp.Client(url, mode=mode, client_info=mcp.Implementation(name="http-probe", version="1")) as c:
+        assert c.server_info.name == "aletheia"
+        assert c.instructions.startswith("Aletheia is this user's memory")
+        listed = await c.list_tools()
+        assert {t.name for t in listed.tools} == TOOLS
+        by_name = {t.name: t for t in listed.tools}
+        assert by_name["search"].annotations.read_only_hint is True
+        assert by_name["work_state_write"].annotations.destructive_hint is True
+
+        saved = await c.call_tool("save_memory", {"text": f"Use pnpm, not npm, in the shop repo ({mode})", "type": "decision"})
+        assert not saved.is_error, saved.content[0].text
+        assert saved.content[0].text.startswith("Saved as #") and saved.content[0].text.endswith(" in shop.")
+        found = await c.call_tool("search", {"query": "pnpm"})
+        assert not found.is_error
+        # The client's own name from initialize is who saved it.
+        line = f"[decision] Use pnpm, not npm, in the shop repo ({mode}) (shop, http-probe)"
+        assert line in found.content[0].text, found.content[0].text
+
+        bad = await c.call_tool("search", {"query": 3})
+        assert bad.is_error and bad.content[0].text == "query must be a string."
+        unknown = await c.call_tool("no_such_tool", {})
+        assert unknown.is_error
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_python_sdk_over_http(server, mode):
+    asyncio.run(exercise(server + "/mcp", mode))
+
+
+def test_the_stdio_and_http_listings_are_the_same(aletheia, server, server_env):
+    async def both():
+        env = dict(server_env)
+        async with mcp.Client(mcp.StdioServerParameters(command=aletheia, args=["mcp"], env=env), mode="legacy") as s:
+            stdio = (await s.list_tools()).tools
+        async with mcp.Client(server + "/mcp", mode="legacy") as h:
+            http = (await h.list_tools()).tools
+        return stdio, http
+
+    stdio, http = asyncio.run(both())
+    dump = lambda tools: [t.model_dump(by_alias=True, exclude_none=True) for t in tools]
+    assert dump(http) == dump(stdio)
+
+
+def test_initialize_answers_with_a_session(server):
+    status, headers, body = post(server + "/mcp", INITIALIZE)
+    assert status == 200, body
+    assert headers.get("Mcp-Session-Id"), headers
+    assert '"protocolVersion":"2025-11-25"' in body
+    older = dict(INITIALIZE, params=dict(INITIALIZE["params"], protocolVersion="2025-03-26"))
+    assert '"protocolVersion":"2025-03-26"' in post(server + "/mcp", older)[2]
+
+
+def test_get_is_not_allowed(server):
+    req = urllib.request.Request(server + "/mcp", headers={"Accept": "text/event-stream"}, method="GET")
+    assert send(req)[0] == 405
+
+
+def test_a_foreign_origin_is_forbidden(server):
+    status, _, body = post(server + "/mcp", INITIALIZE, {"Origin": "http://evil.example"})
+    assert status == 403, body
+    # The server's own origin is fine.
+    assert post(server + "/mcp", INITIALIZE, {"Origin": server})[0] == 200
+
+
+def test_a_foreign_host_is_refused(server):
+    status, _, body = post(server + "/mcp", INITIALIZE, {"Host": "evil.example"})
+    assert 400 <= status < 500, (status, body)
+
+
+def test_a_request_without_its_session_is_a_bad_request(server):
+    status, headers, _ = post(server + "/mcp", INITIALIZE)
+    assert status == 200 and headers.get("Mcp-Session-Id")
+    status, _, body = post(server + "/mcp", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                           {"MCP-Protocol-Version": "2025-11-25"})
+    assert status == 400, body
+    status, _, _ = post(server + "/mcp", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                        {"MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": "no-such-session"})
+    assert status == 404
+
+
+def test_delete_ends_the_session(server):
+    _, headers, _ = post(server + "/mcp", INITIALIZE)
+    session = {"Mcp-Session-Id": headers["Mcp-Session-Id"], "MCP-Protocol-Version": "2025-11-25"}
+    # 204, not rmcp's 202: the Python SDK warns on every disconnect unless it reads 200 or 204.
+    assert send(urllib.request.Request(server + "/mcp", headers=session, method="DELETE"))[0] == 204
+    assert post(server + "/mcp", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session)[0] == 404

@@ -1,0 +1,375 @@
+//! `aletheia server` as a client sees it: the real binary on a loopback port, spoken to over
+//! real HTTP. Every REST route, the API key on and off, Host and Origin refusals, the body cap,
+//! the error shape, and a shutdown on SIGTERM that ends cleanly.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use support::Env;
+
+struct Server {
+    env: Env,
+    child: Child,
+    port: u16,
+    key: Option<String>,
+}
+
+impl Server {
+    fn start(extra: &[(&str, &str)]) -> Server {
+        let env = Env::new();
+        Server::start_in(env, extra)
+    }
+
+    fn start_in(env: Env, extra: &[(&str, &str)]) -> Server {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("aletheia"));
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", env.dir.path())
+            .env("TMPDIR", env.tmp())
+            .env("ALETHEIA_DATA_DIR", env.data())
+            .env("ALETHEIA_CWD", "/home/dev/shop")
+            .args(["server", "--port", "0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let first = lines.next().expect("the server prints a line").unwrap();
+        // Keep reading stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        let port = first
+            .split("http://127.0.0.1:")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {first:?}"));
+        assert!(
+            first.contains("extraction: worker on (rule-based)"),
+            "{first}"
+        );
+        let key = extra
+            .iter()
+            .find(|(k, _)| *k == "ALETHEIA_API_KEY")
+            .map(|(_, v)| v.to_string());
+        Server {
+            env,
+            child,
+            port,
+            key,
+        }
+    }
+
+    /// One request; returns the status and the body as JSON (`null` if it is not JSON).
+    fn raw(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, Value) {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        let mut req = format!(
+            "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            req.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
+        }
+        if !body.is_empty() {
+            req.push_str("Content-Type: application/json\r\n");
+        }
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        s.write_all(req.as_bytes()).unwrap();
+        // A refused large body may close the connection before it is all sent.
+        let _ = s.write_all(body);
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        let text = String::from_utf8_lossy(&out);
+        let status: u16 = text
+            .split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let body = if head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked")
+        {
+            dechunk(rest)
+        } else {
+            rest.to_owned()
+        };
+        (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+    }
+
+    fn req(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let auth = self.key.as_ref().map(|k| format!("Bearer {k}"));
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        self.raw(method, path, &headers, body.as_bytes())
+    }
+
+    fn ok(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let (status, v) = self.req(method, path, body);
+        assert!(
+            (200..300).contains(&status),
+            "{method} {path}: {status} {v}"
+        );
+        v
+    }
+
+    fn stop(mut self) -> std::process::ExitStatus {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+fn error_code(v: &Value) -> &str {
+    v["error"]["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not an error body: {v}"))
+}
+
+#[test]
+fn every_route_answers_through_its_operation() {
+    let s = Server::start(&[]);
+    let health = s.ok("GET", "/v1/health", None);
+    assert_eq!(health["status"], "ok");
+    assert_eq!(health["memories"], 0);
+
+    let (status, saved) = s.req("POST", "/v1/memories", Some(json!({"text": "The shop deploys with pnpm; the cache lives in ~/.pnpm-store", "type": "decision"})));
+    assert_eq!(status, 201, "{saved}");
+    let id = saved["id"].as_i64().unwrap();
+    assert_eq!(saved["project"], "shop");
+    s.ok(
+        "POST",
+        "/v1/memories",
+        Some(json!({"text": "Checkout totals are rounded half-even"})),
+    );
+
+    let found = s.ok("GET", "/v1/memories?query=pnpm+cache&limit=5", None);
+    assert_eq!(found["hits"][0]["id"], id, "{found}");
+    assert_eq!(found["hits"][0]["tool"], "api");
+    let one = s.ok("GET", &format!("/v1/memories/{id}"), None);
+    assert_eq!(one["type"], "decision");
+    let (status, v) = s.req("GET", "/v1/memories/999999", None);
+    assert_eq!((status, error_code(&v)), (404, "not_found"));
+    let (status, v) = s.req("GET", "/v1/memories/abc", None);
+    assert_eq!((status, error_code(&v)), (400, "invalid_argument"), "{v}");
+
+    let around = s.ok("GET", &format!("/v1/memories/{id}/timeline"), None);
+    assert!(around.to_string().contains("rounded half-even"), "{around}");
+
+    s.ok(
+        "POST",
+        &format!("/v1/memories/{id}/dismiss"),
+        Some(json!({"reason": "moved to yarn"})),
+    );
+    let found = s.ok("GET", "/v1/memories?query=pnpm", None);
+    assert_eq!(found["hits"].as_array().unwrap().len(), 0, "{found}");
+    s.ok("POST", &format!("/v1/memories/{id}/restore"), None);
+    assert_eq!(
+        s.ok("GET", "/v1/memories?query=pnpm", None)["hits"][0]["id"],
+        id
+    );
+
+    let context = s.ok("GET", "/v1/context?project=shop", None);
+    assert!(
+        context["block"].as_str().unwrap().contains("pnpm"),
+        "{context}"
+    );
+
+    let (status, rule) = s.req(
+        "POST",
+        "/v1/rules",
+        Some(json!({"then": "run pnpm install --frozen-lockfile in CI"})),
+    );
+    assert_eq!(status, 201, "{rule}");
+    let rule_id = rule["id"].as_str().unwrap().to_owned();
+    s.ok("POST", &format!("/v1/rules/{rule_id}/confirm"), None);
+    let rules = s.ok("GET", "/v1/rules", None);
+    assert!(rules.to_string().contains("frozen-lockfile"), "{rules}");
+
+    s.ok(
+        "PUT",
+        "/v1/lists/todo",
+        Some(json!({"items": ["ship the server", "write the docs"]})),
+    );
+    let todo = s.ok("GET", "/v1/lists/todo", None);
+    assert_eq!(todo["items"], json!(["ship the server", "write the docs"]));
+
+    let facts = s.ok("GET", "/v1/facts/shop", None);
+    assert_eq!(facts["subject"], "shop");
+    s.ok("GET", "/v1/facts/shop/history", None);
+    s.ok("GET", "/v1/review", None);
+    let (status, v) = s.req("POST", "/v1/review/12345/accept", None);
+    assert_eq!((status, error_code(&v)), (404, "not_found"), "{v}");
+    let jobs = s.ok("GET", "/v1/jobs", None);
+    assert!(jobs["counts"].is_object(), "{jobs}");
+
+    let doc = s.ok("GET", "/v1/openapi.json", None);
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert!(doc["paths"]["/v1/memories/{id}/timeline"]["get"].is_object());
+    let (status, v) = s.req("GET", "/v1/nothing-here", None);
+    assert_eq!((status, error_code(&v)), (404, "not_found"));
+}
+
+#[test]
+fn a_host_event_is_stored_once_as_the_hook_stores_it() {
+    let s = Server::start(&[]);
+    let payload = json!({
+        "session_id": "s-1", "cwd": "/home/dev/shop", "hook_event_name": "UserPromptSubmit",
+        "prompt": "make checkout round half-even; the token is ghp_1234567890abcdefghijklmnopqrstuvwxyzAB",
+    });
+    let body = json!({"tool": "claude-code", "event": "UserPromptSubmit", "payload": payload});
+    let (status, first) = s.req("POST", "/v1/events", Some(body.clone()));
+    assert_eq!(status, 201, "{first}");
+    assert_eq!(
+        (first["new"].clone(), first["project"].clone()),
+        (json!(true), json!("shop"))
+    );
+    let again = s.ok("POST", "/v1/events", Some(body));
+    assert_eq!(
+        (again["new"].clone(), again["memory_id"].clone()),
+        (json!(false), first["memory_id"].clone())
+    );
+    // The hook stores the same event as the same memory.
+    s.env
+        .hook("claude-code", "UserPromptSubmit", payload.to_string());
+    assert_eq!(s.env.count(), 1);
+    let one = s.ok("GET", &format!("/v1/memories/{}", first["memory_id"]), None);
+    assert!(
+        !one.to_string().contains("ghp_1234"),
+        "the token is redacted: {one}"
+    );
+
+    let start = json!({"tool": "claude-code", "event": "SessionStart", "payload": {"session_id": "s-2", "cwd": "/home/dev/shop", "source": "startup"}});
+    let started = s.ok("POST", "/v1/events", Some(start));
+    assert!(
+        started["context"].as_str().unwrap().contains("half-even"),
+        "{started}"
+    );
+
+    let (status, v) = s.req(
+        "POST",
+        "/v1/events",
+        Some(json!({"tool": "emacs", "event": "x", "payload": {}})),
+    );
+    assert_eq!((status, error_code(&v)), (400, "invalid_argument"), "{v}");
+    let (status, v) = s.raw("POST", "/v1/events", &[], b"not json");
+    assert_eq!((status, error_code(&v)), (400, "invalid_body"), "{v}");
+}
+
+#[test]
+fn host_origin_and_size_are_checked_before_any_route() {
+    let s = Server::start(&[("ALETHEIA_ALLOWED_ORIGINS", "https://tools.example")]);
+    let (status, v) = s.raw(
+        "GET",
+        "/v1/health",
+        &[("Origin", "http://evil.example")],
+        b"",
+    );
+    assert_eq!((status, error_code(&v)), (403, "forbidden_origin"));
+    let (status, v) = s.raw("GET", "/v1/health", &[("Host", "evil.example")], b"");
+    assert_eq!((status, error_code(&v)), (403, "forbidden_host"));
+    let own = format!("http://localhost:{}", s.port);
+    assert_eq!(
+        s.raw("GET", "/v1/health", &[("Origin", own.as_str())], b"")
+            .0,
+        200
+    );
+    assert_eq!(
+        s.raw(
+            "GET",
+            "/v1/health",
+            &[("Origin", "https://tools.example")],
+            b""
+        )
+        .0,
+        200
+    );
+    let (status, v) = s.raw(
+        "POST",
+        "/mcp",
+        &[
+            ("Origin", "http://evil.example"),
+            ("Accept", "application/json, text/event-stream"),
+        ],
+        b"{}",
+    );
+    assert_eq!(status, 403, "{v}");
+
+    let big = json!({"text": "x".repeat(5 * 1024 * 1024)}).to_string();
+    let (status, v) = s.raw("POST", "/v1/memories", &[], big.as_bytes());
+    assert_eq!(status, 413, "{v}");
+    assert_eq!(s.env.count(), 0);
+}
+
+#[test]
+fn with_an_api_key_every_request_needs_it() {
+    let s = Server::start(&[("ALETHEIA_API_KEY", "k-0123456789")]);
+    let (status, v) = s.raw("GET", "/v1/health", &[], b"");
+    assert_eq!((status, error_code(&v)), (401, "unauthorized"));
+    let (status, _) = s.raw(
+        "GET",
+        "/v1/health",
+        &[("Authorization", "Bearer k-wrong")],
+        b"",
+    );
+    assert_eq!(status, 401);
+    let (status, _) = s.raw(
+        "POST",
+        "/mcp",
+        &[("Accept", "application/json, text/event-stream")],
+        b"{}",
+    );
+    assert_eq!(status, 401);
+    assert_eq!(s.ok("GET", "/v1/health", None)["status"], "ok");
+}
+
+#[test]
+fn a_non_loopback_address_needs_a_key_and_a_signal_stops_the_server_cleanly() {
+    let env = Env::new();
+    let out = env
+        .cmd()
+        .args(["server", "--bind", "0.0.0.0", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("set ALETHEIA_API_KEY first"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+
+    let s = Server::start(&[]);
+    s.ok(
+        "POST",
+        "/v1/memories",
+        Some(json!({"text": "kept across a restart"})),
+    );
+    let status = s.stop();
+    assert!(status.success(), "{status:?}");
+}
