@@ -96,6 +96,11 @@ async fn serve(
         format!("cannot listen on {addr} (is another server on that port? choose one with --port)")
     })?;
     let bound = listener.local_addr()?;
+    // Replies are small and written at once: without TCP_NODELAY, Nagle's algorithm and the
+    // client's delayed ACK hold a reply's last segment back for about 40 ms.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let worker_line = match &extraction {
         Some(ex) => format!("worker on ({})", ex.describe()),
         None => "worker off".to_owned(),

@@ -15,8 +15,10 @@ use crate::store::{OpenOptions, Store};
 use crate::time::Clock;
 use std::sync::{Arc, Mutex};
 
-/// Connections kept open between requests; more are opened under load and closed after.
-const POOL_KEEP: usize = 4;
+/// Operations running at once, each with a connection of its own, kept open between
+/// requests. More would not run faster on a few cores (an operation is CPU and SQLite work),
+/// and each extra one would open a connection (schema check included) and close it again.
+const POOL: usize = 4;
 
 /// The server's shared state.
 pub struct State {
@@ -26,6 +28,8 @@ pub struct State {
     /// fixed, as everywhere else, rather than stored with fewer rules than asked for.
     rules_error: Option<String>,
     pool: Mutex<Vec<Store>>,
+    /// One permit per pooled connection: a request past them waits for one to come back.
+    permits: Arc<tokio::sync::Semaphore>,
     background: Option<Background>,
     /// The project a request that names none works on: the folder the server started in.
     pub default_project: String,
@@ -53,6 +57,7 @@ impl State {
             redactor,
             rules_error,
             pool: Mutex::new(Vec::new()),
+            permits: Arc::new(tokio::sync::Semaphore::new(POOL)),
             background,
             default_project,
             wake_worker: wake_worker.map(Mutex::new),
@@ -105,8 +110,16 @@ impl State {
                 "{e}; nothing is saved until the file named by ALETHEIA_REDACT_RULES is fixed (aletheia redact --check)."
             )));
         }
+        let permit = Arc::clone(&self.permits)
+            .acquire_owned()
+            .await
+            .map_err(|e| OpError::StoreUnavailable(format!("the server is stopping: {e}")))?;
         let state = Arc::clone(self);
-        tokio::task::spawn_blocking(move || state.run_blocking(caller, f))
+        tokio::task::spawn_blocking(move || {
+            let out = state.run_blocking(caller, f);
+            drop(permit);
+            out
+        })
             .await
             .map_err(|e| OpError::StoreUnavailable(format!("the request failed: {e}")))?
     }
@@ -146,7 +159,7 @@ impl State {
 
     fn give_back(&self, store: Store) {
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
-        if pool.len() < POOL_KEEP {
+        if pool.len() < POOL {
             pool.push(store);
         }
     }
