@@ -159,3 +159,14 @@ def test_delete_ends_the_session(server):
     # 204, not rmcp's 202: the Python SDK warns on every disconnect unless it reads 200 or 204.
     assert send(urllib.request.Request(server + "/mcp", headers=session, method="DELETE"))[0] == 204
     assert post(server + "/mcp", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session)[0] == 404
+
+
+def test_claude_code_connects_over_http(server, node_env, home):
+    """Claude Code registers the running server by URL and its health check connects."""
+    from conftest import run
+    url = server + "/mcp"
+    add = run(["claude", "mcp", "add", "--transport", "http", "-s", "user", "aletheia", url], node_env, cwd=home / "shop")
+    assert add.returncode == 0, add.stdout + add.stderr
+    listed = run(["claude", "mcp", "list"], node_env, cwd=home / "shop")
+    # claude mcp list exits 0 either way: the text says whether it connected.
+    assert f"aletheia: {url} (HTTP) - ✔ Connected" in listed.stdout, listed.stdout + listed.stderr
