@@ -373,3 +373,33 @@ fn a_non_loopback_address_needs_a_key_and_a_signal_stops_the_server_cleanly() {
     let status = s.stop();
     assert!(status.success(), "{status:?}");
 }
+
+#[test]
+fn the_worker_inside_the_server_compresses_a_finished_session() {
+    let s = Server::start(&[]);
+    let stop = json!({"tool": "claude-code", "event": "Stop", "payload": {
+        "session_id": "s-worker", "cwd": "/home/dev/shop", "hook_event_name": "Stop",
+        "stop_hook_active": false,
+        "last_assistant_message": "The billing worker stores invoices in Postgres, one row per invoice.",
+    }});
+    let queued = s.ok("POST", "/v1/events", Some(stop));
+    assert_eq!(queued["queued"], true, "{queued}");
+    // The worker ticks every 2 s; give it a few ticks on a busy machine.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let jobs = s.ok("GET", "/v1/jobs", None);
+        if jobs["jobs"]
+            .as_array()
+            .is_some_and(|j| j.iter().any(|j| j["state"] == "done"))
+        {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no job done: {jobs}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let facts = s.ok("GET", "/v1/facts/billing%20worker", None);
+    assert!(
+        facts.to_string().contains("invoices in Postgres"),
+        "{facts}"
+    );
+}
