@@ -436,6 +436,35 @@ fn table() -> Vec<Row> {
                 "text": format!("{} back-filled prompt", p.project),
             }] })
         }),
+        row(
+            "browse_memories",
+            NamesProject,
+            |p| json!({ "project": p.project, "show": "all" }),
+        ),
+        // Without a project, a limited caller browses its default project.
+        row("browse_memories", Filtered, |_| json!({})),
+        // A limited caller's listing leaves the other projects out.
+        row("list_projects", Filtered, |_| json!({})),
+        row(
+            "list_facts",
+            NamesProject,
+            |p| json!({ "project": p.project, "include_superseded": true }),
+        ),
+        row("list_facts", Filtered, |_| json!({ "subject": "ledger" })),
+        // As list_rules: a limited caller sees its default project's rules.
+        row("list_all_rules", Filtered, |_| json!({})),
+        row("pin_memory", ById, |p| json!({ "id": p.memory })),
+        row("get_memory", ById, |p| json!({ "id": p.memory })),
+        row(
+            "edit_note",
+            ById,
+            |p| json!({ "id": p.memory, "text": format!("The {} ledger cache expires daily.", p.project) }),
+        ),
+        row(
+            "set_rule_enabled",
+            ById,
+            |p| json!({ "id": p.rule, "enabled": false }),
+        ),
     ]
 }
 

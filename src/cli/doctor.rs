@@ -153,6 +153,19 @@ pub fn run(args: DoctorArgs, json: bool) -> anyhow::Result<bool> {
     Ok(r.problems.is_empty())
 }
 
+/// The report as `aletheia doctor --json` prints it, for the dashboard: the same checks, on the
+/// store at `paths`, without rebuilding anything.
+pub fn report_json(paths: &Paths) -> serde_json::Value {
+    let mut r = Report::default();
+    check_store(paths, &mut r);
+    check_writable(paths, &mut r);
+    check_spool(paths, &mut r);
+    check_hosts(&mut r);
+    check_semantic(paths, &mut r);
+    check_extraction(paths, &mut r);
+    serde_json::to_value(&r).unwrap_or_default()
+}
+
 fn problem(r: &mut Report, what: impl Into<String>, fix: impl Into<String>) {
     r.problems.push(Problem {
         what: what.into(),

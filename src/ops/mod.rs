@@ -16,6 +16,7 @@ pub mod args;
 pub mod backfill;
 pub mod capture;
 pub mod compress;
+pub mod curate;
 pub mod lists;
 pub mod memories;
 pub mod policy;
@@ -282,6 +283,14 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<backfill::Backfill>::ENTRY,
     &Op::<rules::SyncRules>::ENTRY,
     &Op::<capture::CaptureEvent>::ENTRY,
+    &Op::<curate::BrowseMemories>::ENTRY,
+    &Op::<curate::ListProjects>::ENTRY,
+    &Op::<curate::ListFacts>::ENTRY,
+    &Op::<curate::ListAllRules>::ENTRY,
+    &Op::<curate::PinMemory>::ENTRY,
+    &Op::<curate::EditNote>::ENTRY,
+    &Op::<curate::SetRuleEnabled>::ENTRY,
+    &Op::<curate::GetMemory>::ENTRY,
 ];
 
 /// An operation by name.

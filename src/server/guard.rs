@@ -6,15 +6,44 @@
 //! even make them look same-origin (Host then names the attacker's domain). So Host must be one
 //! of the server's own names, and a request that carries an Origin must come from one of the
 //! server's own origins (or one the user allowed). With `ALETHEIA_API_KEY` set, every request
-//! also carries the key as a bearer token, compared in constant time.
+//! also carries the key as a bearer token, compared in constant time. A browser cannot send a
+//! bearer token, so the dashboard's login page (`/login`, open without the key, as are the
+//! dashboard's stylesheet and script) trades the key for a session cookie that stands for it.
 
 use super::error::ApiError;
 use axum::extract::{Request, State};
-use axum::http::header::{AUTHORIZATION, HOST, ORIGIN};
+use axum::http::header::{ACCEPT, AUTHORIZATION, COOKIE, HOST, ORIGIN};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 use subtle::ConstantTimeEq;
+
+/// The cookie the dashboard's login sets: HttpOnly, SameSite=Strict, holding
+/// [`session_token`] of the key (never the key itself).
+pub const SESSION_COOKIE: &str = "aletheia_session";
+
+/// What the session cookie holds for `key`: a hash of it, so the cookie is worth nothing once
+/// the key changes and does not show the key to whoever reads the browser's cookie store.
+pub fn session_token(key: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"aletheia dashboard session\0");
+    h.update(key.as_bytes());
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Paths served without the key: the login page and the assets it uses.
+fn open_without_key(path: &str) -> bool {
+    path == "/login" || path.starts_with("/assets/")
+}
+
+/// The value of cookie `name` in a `Cookie` header.
+fn cookie<'a>(header: &'a str, name: &str) -> Option<&'a str> {
+    header.split(';').find_map(|part| {
+        let (k, v) = part.trim().split_once('=')?;
+        (k == name).then_some(v)
+    })
+}
 
 /// What the guard lets through.
 #[derive(Debug, Clone)]
@@ -84,11 +113,22 @@ impl Guard {
                 ),
             ));
         }
-        if let Some(key) = &self.api_key {
+        if let Some(key) = &self.api_key
+            && !open_without_key(req.uri().path())
+        {
             let given = header(AUTHORIZATION)
                 .and_then(|v| v.strip_prefix("Bearer "))
                 .unwrap_or("");
-            if !bool::from(given.as_bytes().ct_eq(key.as_bytes())) {
+            let session = req
+                .headers()
+                .get_all(COOKIE)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .find_map(|v| cookie(v, SESSION_COOKIE))
+                .unwrap_or("");
+            let by_bearer = bool::from(given.as_bytes().ct_eq(key.as_bytes()));
+            let by_cookie = bool::from(session.as_bytes().ct_eq(session_token(key).as_bytes()));
+            if !(by_bearer || by_cookie) {
                 return Err(ApiError::new(
                     401,
                     "unauthorized",
@@ -104,8 +144,25 @@ impl Guard {
 pub async fn layer(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
     match guard.check(&req) {
         Ok(()) => next.run(req).await,
+        // A person opening a dashboard page without the key is sent to the login page.
+        Err(e) if e.status == 401 && wants_a_page(&req) => {
+            axum::response::Redirect::to("/login").into_response()
+        }
         Err(e) => e.into_response(),
     }
+}
+
+/// A browser's GET for a dashboard page (not the API or MCP).
+fn wants_a_page(req: &Request) -> bool {
+    let path = req.uri().path();
+    req.method() == axum::http::Method::GET
+        && !path.starts_with("/v1")
+        && !path.starts_with("/mcp")
+        && req
+            .headers()
+            .get(ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|a| a.contains("text/html"))
 }
 
 #[cfg(test)]
@@ -173,6 +230,43 @@ mod tests {
             status(g.check(&req("127.0.0.1:7700", None, Some("Bearer s3cret-key")))),
             200
         );
+    }
+
+    #[test]
+    fn with_a_key_the_login_cookie_stands_for_it() {
+        let g = Guard::new(
+            "127.0.0.1:7700".parse().unwrap(),
+            Some("s3cret-key".into()),
+            &[],
+        );
+        let with_cookie = |value: &str| {
+            Request::builder()
+                .uri("/memories")
+                .header(HOST, "127.0.0.1:7700")
+                .header(COOKIE, format!("theme=dark; {SESSION_COOKIE}={value}"))
+                .body(Body::empty())
+                .unwrap()
+        };
+        let token = session_token("s3cret-key");
+        assert_eq!(status(g.check(&with_cookie(&token))), 200);
+        assert_eq!(status(g.check(&with_cookie("s3cret-key"))), 401);
+        assert_eq!(status(g.check(&with_cookie(&session_token("other")))), 401);
+        assert_eq!(status(g.check(&with_cookie(""))), 401);
+        // The login page and its assets open without the key; Host is still checked.
+        let open = |path: &str, host: &str| {
+            Request::builder()
+                .uri(path)
+                .header(HOST, host)
+                .body(Body::empty())
+                .unwrap()
+        };
+        assert_eq!(status(g.check(&open("/login", "127.0.0.1:7700"))), 200);
+        assert_eq!(
+            status(g.check(&open("/assets/app.css", "127.0.0.1:7700"))),
+            200
+        );
+        assert_eq!(status(g.check(&open("/", "127.0.0.1:7700"))), 401);
+        assert_eq!(status(g.check(&open("/login", "evil.example:7700"))), 403);
     }
 
     #[test]

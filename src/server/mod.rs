@@ -7,6 +7,7 @@
 //! the body cap, structured logs, and a shutdown that finishes in-flight requests and releases
 //! the worker's job.
 
+pub mod dashboard;
 pub mod error;
 pub mod guard;
 pub mod mcp_http;
@@ -58,6 +59,7 @@ pub fn app(state: Arc<state::State>, guard: guard::Guard) -> Router {
     let guard = Arc::new(guard);
     Router::new()
         .merge(rest::router(Arc::clone(&state)))
+        .merge(dashboard::router(Arc::clone(&state)))
         .merge(mcp_http::router(
             Arc::clone(&state),
             guard.hosts.clone(),

@@ -120,8 +120,8 @@ impl State {
             drop(permit);
             out
         })
-            .await
-            .map_err(|e| OpError::StoreUnavailable(format!("the request failed: {e}")))?
+        .await
+        .map_err(|e| OpError::StoreUnavailable(format!("the request failed: {e}")))?
     }
 
     /// [`State::run`] on the current thread, for the worker and tests.

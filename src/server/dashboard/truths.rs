@@ -1,0 +1,242 @@
+//! Facts: the list, one subject's history, and the review queue of facts that disagree.
+
+use super::{
+    Dash, Nav, St, done, error_page, escape, field, notice, options, page, query, time, url,
+};
+use crate::ops::curate::{ListFacts, ListProjects};
+use crate::ops::memories::{DismissMemory, RestoreMemory};
+use crate::ops::recall::FactHistory;
+use crate::ops::review::{ReviewAccept, ReviewList, ReviewReject};
+use crate::recall::facts::Fact;
+use crate::store::state::ItemType;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery};
+use axum::response::Response;
+use axum::routing::{get, post};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+pub(super) fn routes() -> Router<Arc<Dash>> {
+    Router::new()
+        .route("/facts", get(list))
+        .route("/facts/history", get(history))
+        .route("/facts/{id}/{action}", post(fact_action))
+        .route("/review", get(review))
+        .route("/review/{id}/{action}", post(review_action))
+}
+
+const FACT_HEAD: &str = "<thead><tr><th>Subject</th><th>Predicate</th><th>Object</th><th>Confidence</th><th>Held</th><th>Source</th><th></th></tr></thead>";
+
+/// A fact as a table row; `actions` is the last cell's HTML.
+fn fact_row(f: &Fact, extra_class: &str, actions: &str) -> String {
+    let held = match f.valid_to {
+        Some(to) => format!("{} – {}", time(f.valid_from), time(to)),
+        None => format!("since {}", time(f.valid_from)),
+    };
+    let from = match f.memory_id {
+        Some(m) => format!(" · <a href=\"/memories/{m}\">#{m}</a>"),
+        None => String::new(),
+    };
+    format!(
+        "<tr class=\"{cls}\"><td data-label=\"Subject\"><a href=\"/facts/history?subject={s}&amp;project={p}\">{subject}</a> <span class=\"muted\">{project}</span></td>\
+         <td data-label=\"Predicate\">{pred}</td><td data-label=\"Object\"><strong>{obj}</strong></td>\
+         <td data-label=\"Confidence\">{conf:.2}</td><td data-label=\"Held\">{held}</td>\
+         <td data-label=\"Source\">{source}{from}</td><td>{actions}</td></tr>",
+        cls = escape(extra_class),
+        s = escape(&url(&f.subject)),
+        p = escape(&url(&f.project)),
+        subject = escape(&f.subject),
+        project = escape(&f.project),
+        pred = escape(&f.predicate),
+        obj = escape(&f.object),
+        conf = f.confidence,
+        source = escape(&f.source),
+    )
+}
+
+async fn list(d: St, RawQuery(q): RawQuery) -> Response {
+    let d = d.0;
+    let q = query(q);
+    let project = field(&q, "project");
+    let subject = field(&q, "subject");
+    let all = q.get("all").is_some_and(|v| v == "1");
+    let names: Vec<String> = d
+        .call(ListProjects {})
+        .await
+        .map(|ps| ps.into_iter().map(|p| p.project).collect())
+        .unwrap_or_default();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let facts = match d
+        .call(ListFacts {
+            project: project.clone(),
+            subject: subject.clone(),
+            include_superseded: all,
+            limit: Some(100),
+        })
+        .await
+    {
+        Ok(f) => f,
+        Err(e) => return error_page(&e),
+    };
+    let mut h = format!(
+        "<form method=\"get\" action=\"/facts\" class=\"filters\">\
+         <input type=\"search\" name=\"subject\" value=\"{s}\" placeholder=\"Subject\" aria-label=\"Subject\">\
+         <select name=\"project\" aria-label=\"Project\">{projects}</select>\
+         <label class=\"check\"><input type=\"checkbox\" name=\"all\" value=\"1\"{checked}> replaced and dismissed too</label>\
+         <button type=\"submit\">Show</button></form>",
+        s = escape(subject.as_deref().unwrap_or("")),
+        projects = options(&refs, project.as_deref(), Some("every project")),
+        checked = if all { " checked" } else { "" },
+    );
+    if facts.is_empty() {
+        h.push_str("<p class=\"muted\">No facts yet: they come from compressing finished sessions (see Jobs).</p>");
+    } else {
+        let _ = write!(h, "<table class=\"rows\">{FACT_HEAD}<tbody>");
+        for lf in &facts {
+            let f = &lf.fact;
+            let base = format!("/facts/{}", f.id);
+            let (cls, button) = if lf.dismissed {
+                (
+                    "off",
+                    d.button(&format!("{base}/restore"), &[], "Restore", ""),
+                )
+            } else {
+                (
+                    if f.valid_to.is_some() { "old" } else { "" },
+                    d.button(&format!("{base}/dismiss"), &[], "Dismiss", "danger"),
+                )
+            };
+            h.push_str(&fact_row(f, cls, &button));
+        }
+        h.push_str("</tbody></table>");
+    }
+    page("Facts", Nav::Facts, notice(&q), &h)
+}
+
+async fn history(d: St, RawQuery(q): RawQuery) -> Response {
+    let d = d.0;
+    let q = query(q);
+    let subject = field(&q, "subject").unwrap_or_default();
+    let r = match d
+        .call(FactHistory {
+            subject: subject.clone(),
+            project: field(&q, "project"),
+            include_superseded: true,
+            ..Default::default()
+        })
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => return error_page(&e),
+    };
+    let mut h = String::from(
+        "<p class=\"muted\">Every fact about this subject, oldest first; replaced ones are greyed.</p>",
+    );
+    let _ = write!(h, "<table class=\"rows\">{FACT_HEAD}<tbody>");
+    for f in &r.facts {
+        let cls = if f.valid_to.is_some() { "old" } else { "" };
+        h.push_str(&fact_row(f, cls, ""));
+    }
+    h.push_str("</tbody></table>");
+    page(&format!("History of “{}”", r.subject), Nav::Facts, None, &h)
+}
+
+async fn fact_action(d: St, Path((id, action)): Path<(i64, String)>, body: Bytes) -> Response {
+    let d = d.0;
+    if let Err(r) = d.form(&body) {
+        return *r;
+    }
+    let out = match action.as_str() {
+        "dismiss" => d
+            .call(DismissMemory {
+                id,
+                item_type: Some(ItemType::Fact),
+                reason: Some("dismissed in the dashboard".into()),
+            })
+            .await
+            .map(|_| "dismissed"),
+        "restore" => d
+            .call(RestoreMemory {
+                id,
+                item_type: Some(ItemType::Fact),
+            })
+            .await
+            .map(|_| "restored"),
+        _ => {
+            return error_page(&crate::ops::OpError::NotFound(format!(
+                "No action \"{action}\"."
+            )));
+        }
+    };
+    match out {
+        Ok(code) => done(&format!("/facts?all=1&ok={code}")),
+        Err(e) => error_page(&e),
+    }
+}
+
+async fn review(d: St, RawQuery(q): RawQuery) -> Response {
+    let d = d.0;
+    let q = query(q);
+    let reviews = match d
+        .call(ReviewList {
+            project: field(&q, "project"),
+        })
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => return error_page(&e),
+    };
+    let mut h = String::from(
+        "<p class=\"muted\">Two facts about one subject that started at the same moment cannot be ordered, so both wait here: keep the right one.</p>",
+    );
+    if reviews.is_empty() {
+        h.push_str("<p>Nothing waits for review.</p>");
+    }
+    for r in &reviews {
+        let _ = write!(
+            h,
+            "<section class=\"review\"><h2>{} <span class=\"muted\">· since {}</span></h2>",
+            escape(&r.project),
+            time(r.created_at)
+        );
+        let _ = write!(h, "<table class=\"rows\">{FACT_HEAD}<tbody>");
+        for f in &r.facts {
+            let base = format!("/review/{}", f.id);
+            let buttons = format!(
+                "{}{}",
+                d.button(&format!("{base}/accept"), &[], "Keep this", ""),
+                d.button(&format!("{base}/reject"), &[], "Reject", "danger")
+            );
+            h.push_str(&fact_row(f, "", &buttons));
+        }
+        h.push_str("</tbody></table></section>");
+    }
+    page("Review", Nav::Review, notice(&q), &h)
+}
+
+async fn review_action(d: St, Path((id, action)): Path<(i64, String)>, body: Bytes) -> Response {
+    let d = d.0;
+    if let Err(r) = d.form(&body) {
+        return *r;
+    }
+    let out = match action.as_str() {
+        "accept" => d
+            .call(ReviewAccept { fact_id: id })
+            .await
+            .map(|_| "accepted"),
+        "reject" => d
+            .call(ReviewReject { fact_id: id })
+            .await
+            .map(|_| "rejected"),
+        _ => {
+            return error_page(&crate::ops::OpError::NotFound(format!(
+                "No action \"{action}\"."
+            )));
+        }
+    };
+    match out {
+        Ok(code) => done(&format!("/review?ok={code}")),
+        Err(e) => error_page(&e),
+    }
+}

