@@ -325,7 +325,11 @@ fn host_origin_and_size_are_checked_before_any_route() {
 
     let big = json!({"text": "x".repeat(5 * 1024 * 1024)}).to_string();
     let (status, v) = s.raw("POST", "/v1/memories", &[], big.as_bytes());
-    assert_eq!(status, 413, "{v}");
+    assert_eq!((status, error_code(&v)), (413, "payload_too_large"), "{v}");
+    let (status, v) = s.raw("POST", "/v1/events", &[], big.as_bytes());
+    assert_eq!((status, error_code(&v)), (413, "payload_too_large"), "{v}");
+    let (status, v) = s.raw("DELETE", "/v1/memories", &[], b"");
+    assert_eq!((status, error_code(&v)), (405, "method_not_allowed"), "{v}");
     assert_eq!(s.env.count(), 0);
 }
 

@@ -44,3 +44,41 @@ impl IntoResponse for ApiError {
         (status, Json(body)).into_response()
     }
 }
+
+/// Errors the router, the body cap and the MCP transport answer themselves (413, 405, 406,
+/// 415) come as plain text; give them the same JSON shape as every other error, keeping the
+/// status and headers such as `Allow`.
+pub async fn json_errors(resp: Response) -> Response {
+    let status = resp.status();
+    let is_json = resp
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    let code = match status.as_u16() {
+        413 => "payload_too_large",
+        405 => "method_not_allowed",
+        406 => "not_acceptable",
+        415 => "unsupported_media_type",
+        _ => return resp,
+    };
+    if is_json {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let text = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let message = match String::from_utf8_lossy(&text).trim() {
+        "" if status.as_u16() == 405 => "this route does not take that method".to_owned(),
+        "" => status.canonical_reason().unwrap_or("refused").to_owned(),
+        t if status.as_u16() == 413 => format!("{t} (the body limit is 4 MB)"),
+        t => t.to_owned(),
+    };
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    parts.headers.remove(axum::http::header::CONTENT_TYPE);
+    let fresh = ApiError::new(status.as_u16(), code, message).into_response();
+    let (fresh_parts, body) = fresh.into_parts();
+    parts.headers.extend(fresh_parts.headers);
+    Response::from_parts(parts, body)
+}

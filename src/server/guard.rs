@@ -53,6 +53,9 @@ pub struct Guard {
     /// Origins (`scheme://host:port`) a request may come from.
     pub origins: Vec<String>,
     pub api_key: Option<String>,
+    /// Any Host passes: the server listens beyond loopback, where clients name it by whatever
+    /// address or name reaches it, and the key (which a rebinding page cannot have) guards it.
+    pub any_host: bool,
 }
 
 impl Guard {
@@ -85,6 +88,7 @@ impl Guard {
         Guard {
             hosts: names,
             origins,
+            any_host: api_key.is_some() && !bound.ip().is_loopback(),
             api_key,
         }
     }
@@ -92,7 +96,7 @@ impl Guard {
     fn check(&self, req: &Request) -> Result<(), ApiError> {
         let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
         let host = header(HOST).unwrap_or("");
-        if !self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+        if !self.any_host && !self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
             return Err(ApiError::new(
                 403,
                 "forbidden_host",
@@ -116,9 +120,11 @@ impl Guard {
         if let Some(key) = &self.api_key
             && !open_without_key(req.uri().path())
         {
+            // The scheme's name is case-insensitive (RFC 9110).
             let given = header(AUTHORIZATION)
-                .and_then(|v| v.strip_prefix("Bearer "))
-                .unwrap_or("");
+                .and_then(|v| v.split_once(' '))
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map_or("", |(_, token)| token.trim());
             let session = req
                 .headers()
                 .get_all(COOKIE)
@@ -127,7 +133,12 @@ impl Guard {
                 .find_map(|v| cookie(v, SESSION_COOKIE))
                 .unwrap_or("");
             let by_bearer = bool::from(given.as_bytes().ct_eq(key.as_bytes()));
-            let by_cookie = bool::from(session.as_bytes().ct_eq(session_token(key).as_bytes()));
+            // The cookie is the dashboard's: the API and MCP take the key itself, so a cookie
+            // that leaks (every server on localhost receives it) opens the pages, not the API.
+            let path = req.uri().path();
+            let api = path.starts_with("/v1") || path.starts_with("/mcp");
+            let by_cookie =
+                !api && bool::from(session.as_bytes().ct_eq(session_token(key).as_bytes()));
             if !(by_bearer || by_cookie) {
                 return Err(ApiError::new(
                     401,
@@ -274,5 +285,41 @@ mod tests {
         let g = Guard::new("10.0.0.5:80".parse().unwrap(), Some("k".into()), &[]);
         assert!(g.hosts.contains(&"10.0.0.5:80".to_owned()));
         assert!(g.origins.contains(&"http://10.0.0.5:80".to_owned()));
+    }
+
+    #[test]
+    fn beyond_loopback_with_a_key_any_host_passes_but_never_without_the_key() {
+        let g = Guard::new("0.0.0.0:7749".parse().unwrap(), Some("k".into()), &[]);
+        assert_eq!(
+            status(g.check(&req("192.168.1.20:7749", None, Some("bearer k")))),
+            200
+        );
+        assert_eq!(
+            status(g.check(&req("mybox.local:7749", None, Some("BEARER  k")))),
+            200
+        );
+        assert_eq!(status(g.check(&req("mybox.local:7749", None, None))), 401);
+        let local = Guard::new("127.0.0.1:7749".parse().unwrap(), Some("k".into()), &[]);
+        assert!(!local.any_host);
+        assert_eq!(
+            status(local.check(&req("mybox.local:7749", None, Some("Bearer k")))),
+            403
+        );
+    }
+
+    #[test]
+    fn the_dashboard_cookie_does_not_open_the_api() {
+        let g = Guard::new("127.0.0.1:7700".parse().unwrap(), Some("k".into()), &[]);
+        let with_cookie = |path: &str| {
+            Request::builder()
+                .uri(path)
+                .header(HOST, "127.0.0.1:7700")
+                .header(COOKIE, format!("{SESSION_COOKIE}={}", session_token("k")))
+                .body(Body::empty())
+                .unwrap()
+        };
+        assert_eq!(status(g.check(&with_cookie("/memories"))), 200);
+        assert_eq!(status(g.check(&with_cookie("/v1/memories"))), 401);
+        assert_eq!(status(g.check(&with_cookie("/mcp"))), 401);
     }
 }

@@ -62,10 +62,16 @@ pub fn app(state: Arc<state::State>, guard: guard::Guard) -> Router {
         .merge(dashboard::router(Arc::clone(&state)))
         .merge(mcp_http::router(
             Arc::clone(&state),
-            guard.hosts.clone(),
+            // rmcp lets any Host through when its list is empty.
+            if guard.any_host {
+                vec![]
+            } else {
+                guard.hosts.clone()
+            },
             guard.origins.clone(),
         ))
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::map_response(error::json_errors))
         .layer(axum::middleware::from_fn_with_state(guard, guard::layer))
 }
 
