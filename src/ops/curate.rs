@@ -6,14 +6,14 @@
 //! caller limited to some.
 
 use super::policy::{self, LIMIT, MAX_OFFSET, TEXT_MAX_CHARS, TITLE_MAX_CHARS};
+use super::rules::check_scope;
 use super::{Access, Context, OpError, Operation};
 use crate::model::{Kind, Memory, MemoryType, NewMemory};
 use crate::recall::facts::Fact;
 use crate::recall::rules::Rule;
 use crate::redact::Redacted;
+use crate::store::MemoryFilter;
 use crate::store::state::ItemType;
-use crate::store::{COLUMNS, from_row};
-use rusqlite::{OptionalExtension, params};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -92,35 +92,22 @@ impl Operation for BrowseMemories {
             return Err(OpError::InvalidArgument("offset must be 0 or more.".into()));
         }
         let limit = LIMIT.clamp(self.limit);
-        let shown = match self.show.unwrap_or_default() {
-            Shown::Active => "dismissed = 0",
-            Shown::Pinned => "dismissed = 0 AND pinned = 1",
-            Shown::Dismissed => "dismissed = 1",
-            Shown::All => "1",
+        let (dismissed, pinned_only) = match self.show.unwrap_or_default() {
+            Shown::Active => (Some(false), false),
+            Shown::Pinned => (Some(false), true),
+            Shown::Dismissed => (Some(true), false),
+            Shown::All => (None, false),
         };
-        let store = &*ctx.store;
-        let mut stmt = store
-            .conn()
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM memories
-                 WHERE (?1 IS NULL OR project = ?1) AND (?2 IS NULL OR type = ?2)
-                   AND (?3 IS NULL OR kind = ?3) AND {shown}
-                 ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5"
-            ))
-            .map_err(|e| store.err(e))?;
-        let rows = stmt
-            .query_map(
-                params![
-                    project,
-                    self.mtype.map(MemoryType::as_str),
-                    self.kind.map(Kind::as_str),
-                    limit as i64 + 1,
-                    offset.min(MAX_OFFSET)
-                ],
-                from_row,
-            )
-            .map_err(|e| store.err(e))?;
-        let mut memories: Vec<Memory> = rows.collect::<Result<_, _>>().map_err(|e| store.err(e))?;
+        let filter = MemoryFilter {
+            project: project.as_deref(),
+            mtype: self.mtype,
+            kind: self.kind,
+            dismissed,
+            pinned_only,
+        };
+        let mut memories = ctx
+            .store
+            .browse(&filter, limit + 1, offset.min(MAX_OFFSET))?;
         let more = memories.len() > limit;
         memories.truncate(limit);
         Ok(MemoryPage { memories, more })
@@ -148,25 +135,12 @@ impl Operation for ListProjects {
     type Output = Vec<ProjectCount>;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Vec<ProjectCount>, OpError> {
-        let store = &*ctx.store;
-        let mut stmt = store
-            .conn()
-            .prepare_cached(
-                "SELECT project, count(*) FROM memories GROUP BY project ORDER BY project",
-            )
-            .map_err(|e| store.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(ProjectCount {
-                    project: r.get(0)?,
-                    memories: r.get(1)?,
-                })
-            })
-            .map_err(|e| store.err(e))?;
-        let all: Vec<ProjectCount> = rows.collect::<Result<_, _>>().map_err(|e| store.err(e))?;
-        Ok(all
+        Ok(ctx
+            .store
+            .project_counts()?
             .into_iter()
-            .filter(|p| ctx.caller.may_see(&p.project))
+            .filter(|(project, _)| ctx.caller.may_see(project))
+            .map(|(project, memories)| ProjectCount { project, memories })
             .collect())
     }
 }
@@ -206,45 +180,17 @@ impl Operation for ListFacts {
         let project = ctx.caller.project_filter(self.project.as_deref())?;
         let subject = policy::optional(self.subject).map(|s| s.trim().to_owned());
         let limit = LIMIT.clamp(self.limit);
-        let current = if self.include_superseded {
-            "1"
-        } else {
-            "valid_to IS NULL AND dismissed = 0"
-        };
-        let store = &*ctx.store;
-        let mut stmt = store
-            .conn()
-            .prepare_cached(&format!(
-                "SELECT id, project, subject, predicate, object, confidence, source, memory_id,
-                        valid_from, valid_to, created_at, superseded_at, dismissed
-                 FROM facts
-                 WHERE (?1 IS NULL OR project = ?1) AND (?2 IS NULL OR instr(lower(subject), lower(?2)) > 0)
-                   AND {current}
-                 ORDER BY valid_from DESC, id DESC LIMIT ?3"
-            ))
-            .map_err(|e| store.err(e))?;
-        let rows = stmt
-            .query_map(params![project, subject, limit as i64], |r| {
-                Ok(ListedFact {
-                    fact: Fact {
-                        id: r.get(0)?,
-                        project: r.get(1)?,
-                        subject: r.get(2)?,
-                        predicate: r.get(3)?,
-                        object: r.get(4)?,
-                        confidence: r.get(5)?,
-                        source: r.get(6)?,
-                        memory_id: r.get(7)?,
-                        valid_from: r.get(8)?,
-                        valid_to: r.get(9)?,
-                        recorded_at: r.get(10)?,
-                        superseded_at: r.get(11)?,
-                    },
-                    dismissed: r.get(12)?,
-                })
-            })
-            .map_err(|e| store.err(e))?;
-        Ok(rows.collect::<Result<_, _>>().map_err(|e| store.err(e))?)
+        Ok(ctx
+            .store
+            .list_facts(
+                project.as_deref(),
+                subject.as_deref(),
+                self.include_superseded,
+                limit,
+            )?
+            .into_iter()
+            .map(|(fact, dismissed)| ListedFact { fact, dismissed })
+            .collect())
     }
 }
 
@@ -289,12 +235,7 @@ impl Operation for PinMemory {
     fn run(self, ctx: &mut Context<'_>) -> Result<Pinned, OpError> {
         visible_memory(ctx, self.id)?;
         let (id, pinned) = (self.id, self.pinned);
-        ctx.store.write(|tx| {
-            tx.execute(
-                "UPDATE memories SET pinned = ?2 WHERE id = ?1",
-                params![id, pinned],
-            )
-        })?;
+        ctx.store.set_pinned(id, pinned)?;
         Ok(Pinned { id, pinned })
     }
 }
@@ -358,33 +299,16 @@ impl Operation for EditNote {
             created_at: old.created_at,
         };
         let m = Redacted::new(m, ctx.redactor).with_title_cut(cut);
-        let m = m.get();
-        let hash = crate::store::content_hash(&m.title, &m.text);
         let id = self.id;
-        let clash: Option<i64> = ctx
-            .store
-            .conn()
-            .query_row(
-                "SELECT id FROM memories WHERE project = ?1 AND kind = ?2 AND content_hash = ?3 AND id != ?4",
-                params![m.project, m.kind.as_str(), hash, id],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(|e| ctx.store.err(e))?;
-        if let Some(other) = clash {
+        if let Some(other) = ctx.store.content_twin(id, &m)? {
             return Err(OpError::Conflict(format!(
                 "Note #{other} already holds that title and text."
             )));
         }
-        ctx.store.write(|tx| {
-            tx.execute(
-                "UPDATE memories SET title = ?2, text = ?3, content_hash = ?4 WHERE id = ?1",
-                params![id, m.title, m.text, hash],
-            )
-        })?;
+        ctx.store.replace_text(id, &m)?;
         Ok(Edited {
             id,
-            title: m.title.clone(),
+            title: m.get().title.clone(),
         })
     }
 }
@@ -412,34 +336,12 @@ impl Operation for ListAllRules {
     fn run(self, ctx: &mut Context<'_>) -> Result<Vec<ListedRule>, OpError> {
         // As list_rules: a caller limited to projects sees those of its default project.
         let project = ctx.caller.project_filter(None)?;
-        let store = &*ctx.store;
-        let mut stmt = store
-            .conn()
-            .prepare_cached(
-                "SELECT id, when_text, then_text, scope_tier, scope_name, source, recheck, created_at, confirmed_at, enabled
-                 FROM rules WHERE (?1 IS NULL OR scope_tier != 'project' OR scope_name = ?1)
-                 ORDER BY created_at, id",
-            )
-            .map_err(|e| store.err(e))?;
-        let rows = stmt
-            .query_map([project], |r| {
-                Ok(ListedRule {
-                    rule: Rule {
-                        id: r.get(0)?,
-                        when: r.get(1)?,
-                        then: r.get(2)?,
-                        scope_tier: r.get(3)?,
-                        scope_name: r.get(4)?,
-                        source: r.get(5)?,
-                        recheck: r.get(6)?,
-                        created_at: r.get(7)?,
-                        confirmed_at: r.get(8)?,
-                    },
-                    enabled: r.get(9)?,
-                })
-            })
-            .map_err(|e| store.err(e))?;
-        Ok(rows.collect::<Result<_, _>>().map_err(|e| store.err(e))?)
+        Ok(ctx
+            .store
+            .all_rules(project.as_deref())?
+            .into_iter()
+            .map(|(rule, enabled)| ListedRule { rule, enabled })
+            .collect())
     }
 }
 
@@ -482,19 +384,9 @@ impl Operation for SetRuleEnabled {
         if tier == "project" && !ctx.caller.may_see(&name) {
             return Err(missing());
         }
-        if ctx.caller.projects.is_some() && tier != "project" {
-            return Err(OpError::Forbidden(format!(
-                "A caller limited to projects can only change project rules, not {tier} rules."
-            )));
-        }
+        check_scope(&ctx.caller, &tier, &name)?;
         let enabled = self.enabled;
-        let changed = ctx.store.write(|tx| {
-            tx.execute(
-                "UPDATE rules SET enabled = ?2 WHERE id = ?1",
-                params![id, enabled],
-            )
-        })?;
-        if changed == 0 {
+        if !ctx.store.set_rule_enabled(&id, enabled)? {
             return Err(missing());
         }
         Ok(RuleEnabled { id, enabled })

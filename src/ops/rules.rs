@@ -52,7 +52,7 @@ impl std::str::FromStr for ScopeTier {
 crate::serde_via_from_str!(ScopeTier, ["everywhere", "project", "situation"]);
 
 /// Refuse a rule scope a project-limited caller may not write to.
-fn check_scope(caller: &Caller, tier: &str, name: &str) -> Result<(), OpError> {
+pub(super) fn check_scope(caller: &Caller, tier: &str, name: &str) -> Result<(), OpError> {
     if caller.projects.is_none() {
         return Ok(());
     }

@@ -133,6 +133,18 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<Memory> {
     })
 }
 
+/// Which memories [`Store::browse`] lists; `None` and `false` leave a field open.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MemoryFilter<'a> {
+    pub project: Option<&'a str>,
+    pub mtype: Option<MemoryType>,
+    pub kind: Option<Kind>,
+    /// Only dismissed memories (`Some(true)`), only those not dismissed (`Some(false)`).
+    pub dismissed: Option<bool>,
+    /// Only pinned memories.
+    pub pinned_only: bool,
+}
+
 impl Store {
     /// Store one memory.
     pub fn insert(&mut self, m: &Redacted<NewMemory>) -> Result<Inserted, StoreError> {
@@ -271,5 +283,104 @@ impl Store {
         self.conn
             .query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
             .map_err(|e| self.err(e))
+    }
+
+    /// Up to `limit` memories that pass `f`, newest first, after skipping `offset` of them.
+    pub fn browse(
+        &self,
+        f: &MemoryFilter<'_>,
+        limit: usize,
+        offset: i64,
+    ) -> Result<Vec<Memory>, StoreError> {
+        let flags = match (f.dismissed, f.pinned_only) {
+            (Some(false), false) => "dismissed = 0",
+            (Some(false), true) => "dismissed = 0 AND pinned = 1",
+            (Some(true), false) => "dismissed = 1",
+            (Some(true), true) => "dismissed = 1 AND pinned = 1",
+            (None, false) => "1",
+            (None, true) => "pinned = 1",
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM memories
+                 WHERE (?1 IS NULL OR project = ?1) AND (?2 IS NULL OR type = ?2)
+                   AND (?3 IS NULL OR kind = ?3) AND {flags}
+                 ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5"
+            ))
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(
+                params![
+                    f.project,
+                    f.mtype.map(MemoryType::as_str),
+                    f.kind.map(Kind::as_str),
+                    limit as i64,
+                    offset
+                ],
+                from_row,
+            )
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Every project that holds memories, with how many it holds (dismissed ones included), in
+    /// name order.
+    pub fn project_counts(&self) -> Result<Vec<(String, i64)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT project, count(*) FROM memories GROUP BY project ORDER BY project",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Set the pinned flag of memory `id`; false when there is no such memory.
+    pub fn set_pinned(&mut self, id: i64, pinned: bool) -> Result<bool, StoreError> {
+        self.write(|tx| {
+            Ok(tx.execute(
+                "UPDATE memories SET pinned = ?2 WHERE id = ?1",
+                params![id, pinned],
+            )? == 1)
+        })
+    }
+
+    /// The id of another memory than `id` with `m`'s project, kind, title and text, which the
+    /// unique key would not let `m`'s content be stored beside.
+    pub fn content_twin(
+        &self,
+        id: i64,
+        m: &Redacted<NewMemory>,
+    ) -> Result<Option<i64>, StoreError> {
+        let m = m.get();
+        let hash = content_hash(&m.title, &m.text);
+        self.conn
+            .prepare_cached(
+                "SELECT id FROM memories WHERE project = ?1 AND kind = ?2 AND content_hash = ?3 AND id != ?4",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_row(params![m.project, m.kind.as_str(), hash, id], |r| {
+                    r.get(0)
+                })
+                .optional()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Replace the title and text of memory `id` with `m`'s (its other fields stay as they
+    /// were); false when there is no such memory.
+    pub fn replace_text(&mut self, id: i64, m: &Redacted<NewMemory>) -> Result<bool, StoreError> {
+        let m = m.get();
+        let hash = content_hash(&m.title, &m.text);
+        self.write(|tx| {
+            Ok(tx.execute(
+                "UPDATE memories SET title = ?2, text = ?3, content_hash = ?4 WHERE id = ?1",
+                params![id, m.title, m.text, hash],
+            )? == 1)
+        })
     }
 }

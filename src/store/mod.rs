@@ -19,7 +19,7 @@ pub mod usage;
 pub mod vectors;
 
 pub(crate) use memories::{COLUMNS, from_row, insert_tx, touch_capture};
-pub use memories::{Inserted, content_hash};
+pub use memories::{Inserted, MemoryFilter, content_hash};
 pub(crate) use queue::enqueue_tx;
 
 use crate::config::Paths;

@@ -2,6 +2,7 @@
 //! start. An identical rule (same situation, text and scope) is stored once.
 
 use super::{Store, StoreError};
+use crate::recall::rules::Rule;
 use crate::redact::{Redact, Redacted, Redactor};
 use rusqlite::{OptionalExtension, params};
 
@@ -87,6 +88,49 @@ impl Store {
             Ok(tx.execute(
                 "UPDATE rules SET confirmed_at = ?2, recheck = NULL WHERE id = ?1",
                 params![id, now],
+            )? == 1)
+        })
+    }
+
+    /// Every rule, enabled or not, oldest first, each with its enabled flag. With a project:
+    /// those for everywhere, for that project, and for situations.
+    pub fn all_rules(&self, project: Option<&str>) -> Result<Vec<(Rule, bool)>, StoreError> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached(
+                "SELECT id, when_text, then_text, scope_tier, scope_name, source, recheck, created_at, confirmed_at, enabled
+                 FROM rules WHERE (?1 IS NULL OR scope_tier != 'project' OR scope_name = ?1)
+                 ORDER BY created_at, id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([project], |r| {
+                Ok((
+                    Rule {
+                        id: r.get(0)?,
+                        when: r.get(1)?,
+                        then: r.get(2)?,
+                        scope_tier: r.get(3)?,
+                        scope_name: r.get(4)?,
+                        source: r.get(5)?,
+                        recheck: r.get(6)?,
+                        created_at: r.get(7)?,
+                        confirmed_at: r.get(8)?,
+                    },
+                    r.get(9)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Enable or disable a rule (a disabled one is kept, but no longer listed or synced); false
+    /// when there is no such rule.
+    pub fn set_rule_enabled(&mut self, id: &str, enabled: bool) -> Result<bool, StoreError> {
+        self.write(|tx| {
+            Ok(tx.execute(
+                "UPDATE rules SET enabled = ?2 WHERE id = ?1",
+                params![id, enabled],
             )? == 1)
         })
     }
