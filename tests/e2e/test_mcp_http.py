@@ -170,3 +170,19 @@ def test_claude_code_connects_over_http(server, node_env, home):
     listed = run(["claude", "mcp", "list"], node_env, cwd=home / "shop")
     # claude mcp list exits 0 either way: the text says whether it connected.
     assert f"aletheia: {url} (HTTP) - ✔ Connected" in listed.stdout, listed.stdout + listed.stderr
+
+
+def test_inspector_strict_over_http(server, node_env, home):
+    """The MCP Inspector's strict schema check, a save and a search over HTTP."""
+    from conftest import run
+    url = server + "/mcp"
+    listed = run(["mcp-inspector", "--cli", url, "--method", "tools/list", "--strict"], node_env, cwd=home)
+    assert listed.returncode == 0, listed.stdout[-2000:] + listed.stderr
+    assert len(json.loads(listed.stdout)["tools"]) == len(TOOLS)
+    saved = run(["mcp-inspector", "--cli", url, "--method", "tools/call", "--tool-name", "save_memory",
+                 "--tool-arg", "text=Inspector notes travel over HTTP"], node_env, cwd=home)
+    assert saved.returncode == 0, saved.stderr
+    assert json.loads(saved.stdout)["content"][0]["text"].startswith("Saved as #1 in ")
+    found = run(["mcp-inspector", "--cli", url, "--method", "tools/call", "--tool-name", "search",
+                 "--tool-arg", "query=inspector"], node_env, cwd=home)
+    assert "Inspector notes travel over HTTP" in json.loads(found.stdout)["content"][0]["text"], found.stdout
