@@ -60,7 +60,7 @@ fn save_is_idempotent_and_search_finds_it() {
         .unwrap();
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        "No matches. no memories in project \"billing\".\n"
+        "No matches. No memories in project \"billing\".\n"
     );
 }
 

@@ -243,16 +243,16 @@ fn empty_results_say_why() {
     let env = Env::new();
     assert_eq!(
         search_out(&env, &["pnpm"]),
-        "No matches. the store is empty.\n"
+        "No matches. The store is empty.\n"
     );
     seed(&env);
     assert_eq!(
         search_out(&env, &["kubernetes"]),
-        "No matches. nothing matches these words.\n"
+        "No matches. Nothing matches these words.\n"
     );
     assert_eq!(
         search_out(&env, &["pnpm", "--type", "refactor"]),
-        "No matches. nothing matches these words with these filters.\n"
+        "No matches. Nothing matches these words with these filters.\n"
     );
 }
 

@@ -494,16 +494,16 @@ fn no_match_reason(store: &Store, q: &SearchQuery) -> Result<String, StoreError>
             &[p],
         )?
     {
-        return Ok(format!("no memories in project \"{p}\"."));
+        return Ok(format!("No memories in project \"{p}\"."));
     }
     if !exists("SELECT 1 FROM memories", &[])? {
-        return Ok("the store is empty.".into());
+        return Ok("The store is empty.".into());
     }
     let filtered = q.mtype.is_some() || q.kind.is_some() || q.since.is_some() || q.until.is_some();
     Ok(match (&q.file, filtered) {
-        (Some(f), _) => format!("no memory touches the file \"{f}\"."),
-        (None, true) => "nothing matches these words with these filters.".into(),
-        (None, false) => "nothing matches these words.".into(),
+        (Some(f), _) => format!("No memory touches the file \"{f}\"."),
+        (None, true) => "Nothing matches these words with these filters.".into(),
+        (None, false) => "Nothing matches these words.".into(),
     })
 }
 

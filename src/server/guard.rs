@@ -8,9 +8,10 @@
 //! server's own origins (or one the user allowed). With `ALETHEIA_API_KEY` set, every request
 //! also carries the key as a bearer token, compared in constant time. A browser cannot send a
 //! bearer token, so the dashboard's login page (`/login`, open without the key, as are the
-//! dashboard's stylesheet and script) trades the key for a session cookie that stands for it.
+//! dashboard's stylesheet and script) trades the key for a sign-in cookie ([`super::logins`]).
 
 use super::error::ApiError;
+use super::logins::{self, Logins};
 use axum::extract::{Request, State};
 use axum::http::header::{ACCEPT, AUTHORIZATION, COOKIE, HOST, ORIGIN};
 use axum::middleware::Next;
@@ -18,31 +19,9 @@ use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 use subtle::ConstantTimeEq;
 
-/// The cookie the dashboard's login sets: HttpOnly, SameSite=Strict, holding
-/// [`session_token`] of the key (never the key itself).
-pub const SESSION_COOKIE: &str = "aletheia_session";
-
-/// What the session cookie holds for `key`: a hash of it, so the cookie is worth nothing once
-/// the key changes and does not show the key to whoever reads the browser's cookie store.
-pub fn session_token(key: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    h.update(b"aletheia dashboard session\0");
-    h.update(key.as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Paths served without the key: the login page and the assets it uses.
 fn open_without_key(path: &str) -> bool {
     path == "/login" || path.starts_with("/assets/")
-}
-
-/// The value of cookie `name` in a `Cookie` header.
-fn cookie<'a>(header: &'a str, name: &str) -> Option<&'a str> {
-    header.split(';').find_map(|part| {
-        let (k, v) = part.trim().split_once('=')?;
-        (k == name).then_some(v)
-    })
 }
 
 /// What the guard lets through.
@@ -56,6 +35,8 @@ pub struct Guard {
     /// Any Host passes: the server listens beyond loopback, where clients name it by whatever
     /// address or name reaches it, and the key (which a rebinding page cannot have) guards it.
     pub any_host: bool,
+    /// The dashboard's sign-ins, which stand for the key on its pages.
+    pub logins: Arc<Logins>,
 }
 
 impl Guard {
@@ -90,6 +71,7 @@ impl Guard {
             origins,
             any_host: api_key.is_some() && !bound.ip().is_loopback(),
             api_key,
+            logins: Arc::default(),
         }
     }
 
@@ -130,15 +112,14 @@ impl Guard {
                 .get_all(COOKIE)
                 .iter()
                 .filter_map(|v| v.to_str().ok())
-                .find_map(|v| cookie(v, SESSION_COOKIE))
+                .find_map(logins::from_cookie_header)
                 .unwrap_or("");
             let by_bearer = bool::from(given.as_bytes().ct_eq(key.as_bytes()));
             // The cookie is the dashboard's: the API and MCP take the key itself, so a cookie
             // that leaks (every server on localhost receives it) opens the pages, not the API.
             let path = req.uri().path();
             let api = path.starts_with("/v1") || path.starts_with("/mcp");
-            let by_cookie =
-                !api && bool::from(session.as_bytes().ct_eq(session_token(key).as_bytes()));
+            let by_cookie = !api && self.logins.valid(session);
             if !(by_bearer || by_cookie) {
                 return Err(ApiError::new(
                     401,
@@ -254,15 +235,20 @@ mod tests {
             Request::builder()
                 .uri("/memories")
                 .header(HOST, "127.0.0.1:7700")
-                .header(COOKIE, format!("theme=dark; {SESSION_COOKIE}={value}"))
+                .header(COOKIE, format!("theme=dark; {}={value}", logins::COOKIE))
                 .body(Body::empty())
                 .unwrap()
         };
-        let token = session_token("s3cret-key");
+        let token = g.logins.start();
         assert_eq!(status(g.check(&with_cookie(&token))), 200);
         assert_eq!(status(g.check(&with_cookie("s3cret-key"))), 401);
-        assert_eq!(status(g.check(&with_cookie(&session_token("other")))), 401);
+        assert_eq!(
+            status(g.check(&with_cookie(&Logins::default().start()))),
+            401
+        );
         assert_eq!(status(g.check(&with_cookie(""))), 401);
+        g.logins.end(&token);
+        assert_eq!(status(g.check(&with_cookie(&token))), 401, "signed out");
         // The login page and its assets open without the key; Host is still checked.
         let open = |path: &str, host: &str| {
             Request::builder()
@@ -310,11 +296,12 @@ mod tests {
     #[test]
     fn the_dashboard_cookie_does_not_open_the_api() {
         let g = Guard::new("127.0.0.1:7700".parse().unwrap(), Some("k".into()), &[]);
+        let token = g.logins.start();
         let with_cookie = |path: &str| {
             Request::builder()
                 .uri(path)
                 .header(HOST, "127.0.0.1:7700")
-                .header(COOKIE, format!("{SESSION_COOKIE}={}", session_token("k")))
+                .header(COOKIE, format!("{}={token}", logins::COOKIE))
                 .body(Body::empty())
                 .unwrap()
         };

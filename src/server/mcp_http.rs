@@ -6,10 +6,10 @@
 //! server's table ([`crate::mcp::tools`]), so both transports list and answer alike. Only the
 //! glue lives here: rmcp's handler calls a tool through [`State::run`] on the blocking pool.
 //!
-//! What rmcp decides and we cannot: while sessions are on, it answers every POST that carries a
-//! request as `text/event-stream` (its `json_response` only applies without sessions), and a
-//! tools/call whose arguments are not a JSON object does not parse as one, so it gets a JSON-RPC
-//! error (-32601) instead of stdio's `isError` result.
+//! rmcp streams every answer while sessions are on; [`super::json_answer`] turns a lone
+//! response back into JSON. What rmcp decides and we cannot: a tools/call whose arguments are
+//! not a JSON object does not parse as one, so it gets a JSON-RPC error (-32601) instead of
+//! stdio's `isError` result.
 
 use super::state::State;
 use crate::mcp::{protocol, tools};
@@ -67,7 +67,10 @@ pub fn router(
     // DELETE to it makes axum answer GET with 405 (and `Allow: POST,DELETE`), as the spec allows.
     let delete = axum::routing::delete_service(service.clone())
         .layer(axum::middleware::map_response(session_ended));
-    axum::Router::new().route("/mcp", axum::routing::post_service(service).merge(delete))
+    let post = axum::routing::post_service(service).layer(axum::middleware::map_response(
+        super::json_answer::json_answer,
+    ));
+    axum::Router::new().route("/mcp", post.merge(delete))
 }
 
 /// rmcp answers a DELETE that ends a session with 202; the Python SDK takes only 200 or 204 as

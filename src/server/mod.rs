@@ -10,6 +10,8 @@
 pub mod dashboard;
 pub mod error;
 pub mod guard;
+mod json_answer;
+mod logins;
 pub mod mcp_http;
 pub mod openapi;
 pub mod rest;
@@ -59,7 +61,11 @@ pub fn app(state: Arc<state::State>, guard: guard::Guard) -> Router {
     let guard = Arc::new(guard);
     Router::new()
         .merge(rest::router(Arc::clone(&state)))
-        .merge(dashboard::router(Arc::clone(&state)))
+        .merge(dashboard::router(
+            Arc::clone(&state),
+            guard.api_key.clone(),
+            Arc::clone(&guard.logins),
+        ))
         .merge(mcp_http::router(
             Arc::clone(&state),
             // rmcp lets any Host through when its list is empty.

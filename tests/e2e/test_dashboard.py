@@ -429,7 +429,17 @@ const fs = require("fs"); const path = require("path");
   const cookie = (await ctx.cookies()).find((c) => c.name === "aletheia_session");
   assert(cookie && cookie.httpOnly && cookie.sameSite === "Strict", JSON.stringify(cookie));
   assert(cookie.value !== "k3y-for-the-test", "the cookie holds the key itself");
+  assert(cookie.expires > Date.now() / 1000 + 6 * 86400, "the sign-in does not last a week: " + JSON.stringify(cookie));
   await page.screenshot({ path: path.join(process.env.SHOTS, "00-login-then-memories.png"), fullPage: true });
+  // Signing out ends this sign-in on the server, not just in the browser: the old token,
+  // sent again by hand, opens nothing.
+  await page.click("a.account");
+  await page.click("form[action='/logout'] button");
+  await page.waitForURL(process.env.BASE + "/login");
+  assert(!(await ctx.cookies()).some((c) => c.name === "aletheia_session"), "the cookie outlived the sign-out");
+  await ctx.addCookies([{ name: "aletheia_session", value: cookie.value, url: process.env.BASE }]);
+  await page.goto(process.env.BASE + "/");
+  assert(page.url().endsWith("/login"), "a signed-out token still opens the dashboard: " + page.url());
   await ctx.close();
   console.log("ok");
 })().catch((e) => { console.error(e && e.stack || e); process.exit(1); });

@@ -125,6 +125,20 @@ def test_initialize_answers_with_a_session(server):
     assert '"protocolVersion":"2025-03-26"' in post(server + "/mcp", older)[2]
 
 
+def test_answers_come_as_json_within_a_session(server):
+    status, headers, body = post(server + "/mcp", INITIALIZE)
+    assert headers.get("Content-Type") == "application/json", (headers, body)
+    assert json.loads(body)["result"]["serverInfo"]["name"] == "aletheia"
+    session = {"Mcp-Session-Id": headers["Mcp-Session-Id"], "MCP-Protocol-Version": "2025-11-25"}
+    assert post(server + "/mcp", {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)[0] == 202
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "save_memory", "arguments": {"text": "Answers on /mcp are plain JSON", "type": "note"}}}
+    status, headers, body = post(server + "/mcp", call, session)
+    assert (status, headers.get("Content-Type")) == (200, "application/json"), body
+    answer = json.loads(body)
+    assert answer["id"] == 7 and answer["result"]["content"][0]["text"].startswith("Saved as #"), answer
+
+
 def test_get_is_not_allowed(server):
     req = urllib.request.Request(server + "/mcp", headers={"Accept": "text/event-stream"}, method="GET")
     assert send(req)[0] == 405

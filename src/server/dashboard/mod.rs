@@ -19,7 +19,7 @@ mod rules;
 mod system;
 mod truths;
 
-use super::guard::{SESSION_COOKIE, session_token};
+use super::logins::{self, Logins};
 use super::state::State;
 use crate::ops::{self, OpError, Operation};
 use axum::Router;
@@ -30,6 +30,7 @@ use axum::routing::get;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use subtle::ConstantTimeEq;
 
 const CSS: &str = include_str!("app.css");
@@ -42,22 +43,28 @@ pub struct Dash {
     csrf: String,
     /// `ALETHEIA_API_KEY`, as the server read it: the login page checks it.
     api_key: Option<String>,
+    /// Sign-ins, shared with the guard that honours them.
+    logins: Arc<Logins>,
 }
 
-/// The dashboard's routes.
-pub fn router(state: Arc<State>) -> Router {
-    let api_key = std::env::var("ALETHEIA_API_KEY")
-        .ok()
-        .filter(|k| !k.trim().is_empty());
+/// Whether pages offer "Sign out": only a server with a key has sign-ins. Read by the page
+/// shell, which every handler calls without its [`Dash`].
+static SIGN_INS: AtomicBool = AtomicBool::new(false);
+
+/// The dashboard's routes; `api_key` and `logins` are the guard's.
+pub fn router(state: Arc<State>, api_key: Option<String>, logins: Arc<Logins>) -> Router {
+    SIGN_INS.store(api_key.is_some(), Ordering::Relaxed);
     let dash = Arc::new(Dash {
         state,
-        csrf: csrf_token(&random_secret()),
+        csrf: csrf_token(&logins::random_bytes()),
         api_key,
+        logins,
     });
     Router::new()
         .route("/assets/app.css", get(css))
         .route("/assets/app.js", get(js))
         .route("/login", get(login_page).post(login))
+        .route("/logout", axum::routing::post(logout))
         .merge(memories::routes())
         .merge(truths::routes())
         .merge(rules::routes())
@@ -187,6 +194,9 @@ fn page_with(
             }
         );
     }
+    if SIGN_INS.load(Ordering::Relaxed) {
+        h.push_str("<a class=\"account\" href=\"/login\">Sign out</a>");
+    }
     h.push_str("</nav></header><main>");
     let _ = write!(h, "<h1>{}</h1>", escape(title));
     if let Some(n) = notice {
@@ -292,28 +302,6 @@ where
         .transpose()
 }
 
-/// 32 random bytes from the kernel; failing that (no `/dev/urandom`), bytes no page can guess
-/// either: the time, the process and a fresh UUID, hashed.
-fn random_secret() -> Vec<u8> {
-    use std::io::Read;
-    let mut buf = vec![0u8; 32];
-    if std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut buf))
-        .is_ok()
-    {
-        return buf;
-    }
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    h.update(format!(
-        "{:?}{}{}",
-        std::time::SystemTime::now(),
-        std::process::id(),
-        uuid::Uuid::now_v7()
-    ));
-    h.finalize().to_vec()
-}
-
 /// The token forms carry, derived from the process's secret.
 fn csrf_token(secret: &[u8]) -> String {
     use sha2::{Digest, Sha256};
@@ -417,7 +405,7 @@ fn options(values: &[&str], selected: Option<&str>, blank: Option<&str>) -> Stri
 // Login (with ALETHEIA_API_KEY set)
 // ---------------------------------------------------------------------------------------------
 
-async fn login_page(d: St) -> Response {
+async fn login_page(d: St, headers: axum::http::HeaderMap) -> Response {
     let d = d.0;
     if d.api_key.is_none() {
         return page(
@@ -427,12 +415,21 @@ async fn login_page(d: St) -> Response {
             "<p>This server has no API key, so there is nothing to sign in to: <a href=\"/\">open the dashboard</a>.</p>",
         );
     }
+    if d.logins.valid(login_token(&headers)) {
+        let body = format!(
+            "<p>This browser is signed in. <a href=\"/\">Open the dashboard</a>.</p>\
+             <form method=\"post\" action=\"/logout\">{}<button type=\"submit\">Sign out</button></form>",
+            d.token_field()
+        );
+        return page("Signed in", Nav::None, None, &body);
+    }
     let body = format!(
         "<form method=\"post\" action=\"/login\" class=\"stack\">{}\
          <label>API key <input type=\"password\" name=\"key\" autocomplete=\"current-password\" required autofocus></label>\
          <button type=\"submit\">Sign in</button></form>\
-         <p class=\"muted\">The key is the server's ALETHEIA_API_KEY. This browser keeps a session cookie for it (HttpOnly, SameSite=Strict).</p>",
-        d.token_field()
+         <p class=\"muted\">The key is the server's ALETHEIA_API_KEY. Signing in keeps a cookie in this browser (HttpOnly, SameSite=Strict) for {} days, until you sign out, or until the server restarts.</p>",
+        d.token_field(),
+        logins::LIFETIME.as_secs() / 86_400
     );
     page("Sign in", Nav::None, None, &body)
 }
@@ -457,11 +454,40 @@ async fn login(d: St, body: Bytes) -> Response {
         );
     }
     let cookie = format!(
-        "{SESSION_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict",
-        session_token(key)
+        "{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
+        logins::COOKIE,
+        d.logins.start(),
+        logins::LIFETIME.as_secs()
     );
-    let mut r = done("/");
-    if let Ok(v) = HeaderValue::from_str(&cookie) {
+    with_cookie(done("/"), &cookie)
+}
+
+/// Sign this browser out: its token opens nothing any more and the cookie is dropped.
+async fn logout(d: St, headers: axum::http::HeaderMap, body: Bytes) -> Response {
+    let d = d.0;
+    if let Err(r) = d.form(&body) {
+        return *r;
+    }
+    d.logins.end(login_token(&headers));
+    let cookie = format!(
+        "{}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0",
+        logins::COOKIE
+    );
+    with_cookie(done("/login"), &cookie)
+}
+
+/// The sign-in token this request's cookies carry ("" when none).
+fn login_token(headers: &axum::http::HeaderMap) -> &str {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(logins::from_cookie_header)
+        .unwrap_or("")
+}
+
+fn with_cookie(mut r: Response, cookie: &str) -> Response {
+    if let Ok(v) = HeaderValue::from_str(cookie) {
         r.headers_mut().insert(header::SET_COOKIE, v);
     }
     r
@@ -498,10 +524,10 @@ mod tests {
 
     #[test]
     fn a_form_needs_this_processs_token() {
-        let secret = random_secret();
+        let secret = logins::random_bytes();
         let token = csrf_token(&secret);
         assert_eq!(token.len(), 64);
-        assert_ne!(token, csrf_token(&random_secret()));
+        assert_ne!(token, csrf_token(&logins::random_bytes()));
         let form = |t: &str| params(format!("csrf={t}&id=3").as_bytes());
         assert!(csrf_ok(&token, &form(&token)));
         assert!(!csrf_ok(&token, &form("")));
