@@ -11,10 +11,29 @@ use super::{OpError, Operation};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
+/// Each request type's schema, built once: building one walks the type's whole description,
+/// which cost a server more than the checks the schema then drives.
+static SCHEMAS: LazyLock<Mutex<HashMap<TypeId, Arc<Value>>>> = LazyLock::new(Mutex::default);
+
+fn cached<T: JsonSchema + 'static>() -> Arc<Value> {
+    let mut all = SCHEMAS.lock().unwrap_or_else(|p| p.into_inner());
+    Arc::clone(
+        all.entry(TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(build::<T>())),
+    )
+}
 
 /// The JSON Schema of a request: a plain object schema with every sub-schema inline, optional
 /// fields without a `null` type, and no title.
-pub fn schema<T: JsonSchema>() -> Value {
+pub fn schema<T: JsonSchema + 'static>() -> Value {
+    (*cached::<T>()).clone()
+}
+
+fn build<T: JsonSchema>() -> Value {
     let generator = SchemaSettings::draft2020_12()
         .with(|s| {
             s.inline_subschemas = true;
@@ -65,7 +84,7 @@ fn single_types(v: &mut Value) {
 
 /// Parse `args` into operation `O`'s request.
 pub fn parse<O: Operation>(args: Map<String, Value>) -> Result<O, OpError> {
-    let schema = schema::<O>();
+    let schema = cached::<O>();
     let mut args: Map<String, Value> = args.into_iter().filter(|(_, v)| !v.is_null()).collect();
     if let Some(required) = schema.get("required").and_then(Value::as_array) {
         for name in required.iter().filter_map(Value::as_str) {

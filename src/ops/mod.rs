@@ -46,7 +46,7 @@ pub enum Access {
 }
 
 /// One operation: a typed request that runs against a [`Context`].
-pub trait Operation: DeserializeOwned + schemars::JsonSchema {
+pub trait Operation: DeserializeOwned + schemars::JsonSchema + 'static {
     /// The operation's name, which is also its MCP tool name.
     const NAME: &'static str;
     /// What it does, for a model choosing a tool and for `--help`.

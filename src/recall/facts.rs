@@ -106,12 +106,16 @@ pub fn matching(
     if terms.is_empty() {
         return Ok(vec![]);
     }
-    let likes: Vec<String> = terms
-        .iter()
-        .map(|t| format!("%{}%", t.replace(['%', '_'], "")))
-        .collect();
+    // `instr` on lowered text, not `LIKE '%term%'`: the same ASCII-case-blind substring test,
+    // but a bound LIKE pattern makes SQLite prepare the statement again for every new value.
+    let likes: Vec<String> = terms.iter().map(|t| t.to_ascii_lowercase()).collect();
     let cond = (0..likes.len())
-        .map(|i| format!("(f.subject LIKE ?{n} OR f.object LIKE ?{n})", n = i + 3))
+        .map(|i| {
+            format!(
+                "(instr(lower(f.subject), ?{n}) > 0 OR instr(lower(f.object), ?{n}) > 0)",
+                n = i + 3
+            )
+        })
         .collect::<Vec<_>>()
         .join(" OR ");
     let sql = format!(

@@ -12,6 +12,7 @@
 //! memories and decisions first, fresher before staler, raw tool events below what people said.
 
 use crate::model::{Kind, MemoryType};
+use crate::store::Store;
 use crate::store::term_counts::TermCounts;
 use rusqlite::Connection;
 
@@ -60,33 +61,35 @@ impl DocFreqs {
 /// Count each term's documents (title or text): exactly for a term held by fewer than
 /// `DF_SAMPLE` rows, else over the span of its newest `DF_SAMPLE` rows. `index_rows` is the
 /// store's row count (its largest id: ids are dense). Each term is the quoted FTS5 phrase the
-/// search matches with, so stemming and phrases count alike.
+/// search matches with, so stemming and phrases count alike. A term's count is kept in the
+/// store's memo: a server answering many searches between writes counts each term once.
 pub fn document_frequencies(
-    conn: &Connection,
+    store: &Store,
     phrases: &[String],
     index_rows: u64,
 ) -> rusqlite::Result<DocFreqs> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT count(*), min(rowid) FROM (SELECT rowid FROM memories_fts
-         WHERE memories_fts MATCH ?1 ORDER BY rowid DESC LIMIT {DF_SAMPLE})"
-    ))?;
+    let conn = store.conn();
     let terms = phrases
         .iter()
         .map(|p| {
-            stmt.query_row([format!("{{title text}} : {p}")], |r| {
-                let hits = r.get::<_, i64>(0)?.max(0) as u64;
-                let oldest = r.get::<_, Option<i64>>(1)?.unwrap_or(0).max(0) as u64;
-                let rows = if hits < DF_SAMPLE {
-                    index_rows
-                } else {
-                    // Ids run up to `index_rows`, so the sample spans the ids from its oldest.
-                    (index_rows + 1).saturating_sub(oldest).max(hits)
-                };
-                Ok(TermFreq {
-                    rows: rows.max(hits),
-                    hits,
+            let [rows, hits] = store.memo(&format!("df {index_rows} {p}"), || {
+                let mut stmt = conn.prepare_cached(&format!(
+                    "SELECT count(*), min(rowid) FROM (SELECT rowid FROM memories_fts
+                     WHERE memories_fts MATCH ?1 ORDER BY rowid DESC LIMIT {DF_SAMPLE})"
+                ))?;
+                stmt.query_row([format!("{{title text}} : {p}")], |r| {
+                    let hits = r.get::<_, i64>(0)?.max(0) as u64;
+                    let oldest = r.get::<_, Option<i64>>(1)?.unwrap_or(0).max(0) as u64;
+                    let rows = if hits < DF_SAMPLE {
+                        index_rows
+                    } else {
+                        // Ids run up to `index_rows`, so the sample spans the ids from its oldest.
+                        (index_rows + 1).saturating_sub(oldest).max(hits)
+                    };
+                    Ok([rows.max(hits), hits])
                 })
-            })
+            })?;
+            Ok(TermFreq { rows, hits })
         })
         .collect::<rusqlite::Result<_>>()?;
     Ok(DocFreqs { terms })
@@ -235,7 +238,7 @@ mod tests {
             )
             .unwrap();
         let counts = TermCounts::decode(&blob).unwrap();
-        let df = document_frequencies(store.conn(), phrases, counts.index_rows).unwrap();
+        let df = document_frequencies(store, phrases, counts.index_rows).unwrap();
         bm25(&counts, &df)
     }
 
@@ -261,7 +264,7 @@ mod tests {
         let n = 10_000;
         let (_dir, store) = store(n);
         let phrases = vec!["\"rare\"".to_owned(), "\"common\"".to_owned()];
-        let df = document_frequencies(store.conn(), &phrases, n as u64).unwrap();
+        let df = document_frequencies(&store, &phrases, n as u64).unwrap();
         // "rare" is in rows i % 50 == 0 (200 of them): below the sample, so exact.
         assert_eq!(
             df.terms[0],

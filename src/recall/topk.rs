@@ -45,7 +45,7 @@ pub(super) struct Request<'a> {
 /// The best `need` matches of the sanitised query, best first, as (score, id).
 pub(super) fn best(store: &Store, req: &Request) -> rusqlite::Result<Vec<(f64, i64)>> {
     let index_rows = index_rows(store)?;
-    let df = rank::document_frequencies(store.conn(), req.phrases, index_rows)?;
+    let df = rank::document_frequencies(store, req.phrases, index_rows)?;
     // Rarest first: the largest ceiling is the rarest term.
     let mut order: Vec<usize> = (0..req.phrases.len()).collect();
     order.sort_by(|&a, &b| df.ceiling(b).total_cmp(&df.ceiling(a)).then(a.cmp(&b)));
@@ -421,7 +421,7 @@ mod tests {
         need: usize,
     ) -> Vec<(f64, i64)> {
         let rows = index_rows(store).unwrap();
-        let df = rank::document_frequencies(store.conn(), phrases, rows).unwrap();
+        let df = rank::document_frequencies(store, phrases, rows).unwrap();
         let expr = format!("{{title text}} : ({})", phrases.join(" OR "));
         let newest = rank::newest_in_scope(store.conn(), project).unwrap();
         let mut stmt = store

@@ -61,26 +61,40 @@ impl StoreError {
     }
 }
 
-/// How long to wait for another writer before giving up.
-///
-/// No memory map: a search in a fresh process reads scattered pages once each (postings, row
-/// lengths, the rows of old memories), and measured at 100,000 and 1,000,000 memories a page
-/// fault, which maps its neighbours too, cost more than a read call per page.
+/// How long to wait for another writer before giving up, and how the file is read.
 #[derive(Debug, Clone, Copy)]
 pub struct OpenOptions {
     pub busy_timeout: Duration,
+    /// The connection lives as long as a server and reads the same pages again and again: map
+    /// the file and keep a larger page cache. A short-lived process does neither: it reads
+    /// scattered pages once each (postings, row lengths, old memories), and measured at 100,000
+    /// and 1,000,000 memories a page fault, which maps its neighbours too, cost more than a read
+    /// call per page.
+    pub resident: bool,
 }
 
 impl OpenOptions {
     /// The hook's budget: short, because a locked store means spooling, not waiting.
     pub const HOOK: OpenOptions = OpenOptions {
         busy_timeout: Duration::from_millis(300),
+        resident: false,
     };
     /// Interactive commands wait longer for a busy writer.
     pub const INTERACTIVE: OpenOptions = OpenOptions {
         busy_timeout: Duration::from_secs(5),
+        resident: false,
+    };
+    /// The server's pooled connections.
+    pub const RESIDENT: OpenOptions = OpenOptions {
+        busy_timeout: Duration::from_secs(5),
+        resident: true,
     };
 }
+
+/// What a resident connection maps (SQLite maps no more than the file holds).
+const RESIDENT_MMAP_BYTES: u64 = 1 << 32;
+/// A resident connection's page cache, in KiB (SQLite's default is 2,000).
+const RESIDENT_CACHE_KIB: u64 = 32 * 1024;
 
 /// An open store.
 pub struct Store {
@@ -88,7 +102,21 @@ pub struct Store {
     path: PathBuf,
     /// Whether `aletheia_terms` is registered on `conn` (only searches need it).
     term_counts: std::cell::Cell<bool>,
+    /// Values computed from the whole store, kept while it is unchanged (see [`Store::memo`]).
+    term_memo: std::cell::RefCell<Memo>,
 }
+
+/// Per-key values that hold for one state of the store, with the state they hold for.
+#[derive(Default)]
+struct Memo {
+    /// `PRAGMA data_version` (moves when another connection commits) and this connection's
+    /// own total of changes, when the values were computed.
+    state: Option<(i64, u64)>,
+    values: std::collections::HashMap<String, [u64; 2]>,
+}
+
+/// Keys a memo keeps before it starts afresh: a long-running server sees endless queries.
+const MEMO_KEYS: usize = 4096;
 
 impl Store {
     /// Open (and create or migrate) the store named by `paths`.
@@ -122,10 +150,17 @@ impl Store {
         conn.busy_timeout(opts.busy_timeout).map_err(err)?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
             .map_err(err)?;
+        if opts.resident {
+            conn.execute_batch(&format!(
+                "PRAGMA mmap_size = {RESIDENT_MMAP_BYTES}; PRAGMA cache_size = -{RESIDENT_CACHE_KIB};"
+            ))
+            .map_err(err)?;
+        }
         let mut store = Store {
             conn,
             path: path.to_owned(),
             term_counts: std::cell::Cell::new(false),
+            term_memo: std::cell::RefCell::default(),
         };
         store.migrate()?;
         Ok(store)
@@ -149,6 +184,33 @@ impl Store {
             self.term_counts.set(true);
         }
         Ok(())
+    }
+
+    /// `key`'s value while the store is unchanged since it was computed, else `compute`'s,
+    /// kept for next time. Exact: any commit, by this connection or another, clears the memo.
+    /// Only a long-lived connection gains from it; a one-shot process computes each key once.
+    pub(crate) fn memo(
+        &self,
+        key: &str,
+        compute: impl FnOnce() -> rusqlite::Result<[u64; 2]>,
+    ) -> rusqlite::Result<[u64; 2]> {
+        let state = (
+            self.conn
+                .prepare_cached("PRAGMA data_version")?
+                .query_row([], |r| r.get::<_, i64>(0))?,
+            self.conn.total_changes(),
+        );
+        let mut memo = self.term_memo.borrow_mut();
+        if memo.state != Some(state) || memo.values.len() >= MEMO_KEYS {
+            memo.values.clear();
+            memo.state = Some(state);
+        }
+        if let Some(v) = memo.values.get(key) {
+            return Ok(*v);
+        }
+        let v = compute()?;
+        memo.values.insert(key.to_owned(), v);
+        Ok(v)
     }
 
     pub(crate) fn err(&self, source: rusqlite::Error) -> StoreError {
@@ -256,6 +318,35 @@ mod tests {
             e.contains("schema version 99") && e.contains("upgrade aletheia"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_memo_holds_until_anyone_commits() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("hub.db");
+        let s = Store::open_path(&db, OpenOptions::RESIDENT).unwrap();
+        let other = Store::open_path(&db, OpenOptions::INTERACTIVE).unwrap();
+        let calls = std::cell::Cell::new(0u64);
+        let value = |s: &Store| {
+            s.memo("k", || {
+                calls.set(calls.get() + 1);
+                Ok([calls.get(), 0])
+            })
+            .unwrap()
+        };
+        assert_eq!(value(&s), [1, 0]);
+        assert_eq!(value(&s), [1, 0], "unchanged store: kept");
+        let write = "INSERT INTO session_queue (project, session_id, tool, enqueued_at) VALUES ('p', 's', 'h', 1)";
+        other.conn.execute(write, []).unwrap();
+        assert_eq!(value(&s), [2, 0], "another connection committed");
+        assert_eq!(value(&s), [2, 0]);
+        s.conn.execute("DELETE FROM session_queue", []).unwrap();
+        assert_eq!(value(&s), [3, 0], "this connection committed");
+        let mapped: i64 = s
+            .conn
+            .query_row("PRAGMA mmap_size", [], |r| r.get(0))
+            .unwrap();
+        assert!(mapped > 0, "a resident connection maps the file");
     }
 
     #[test]
