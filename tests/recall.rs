@@ -233,7 +233,7 @@ fn raw_queries_speak_fts5_and_keep_the_filters() {
     );
     let text = search_out(&env, &["--raw", "pnpm AND ("]);
     assert!(
-        text.starts_with("No matches. the raw FTS query failed: "),
+        text.starts_with("No matches. The raw FTS query failed: "),
         "{text}"
     );
 }

@@ -284,7 +284,7 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
             return Ok(SearchResult {
                 facts: vec![],
                 hits: vec![],
-                reason: Some("the query has no words to search for.".into()),
+                reason: Some("The query has no words to search for.".into()),
             });
         };
         if q.order == Order::Relevance && !q.raw {
@@ -320,7 +320,7 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
                 return Ok(SearchResult {
                     facts: vec![],
                     hits: vec![],
-                    reason: Some(format!("the raw FTS query failed: {e}.")),
+                    reason: Some(format!("The raw FTS query failed: {e}.")),
                 });
             }
             Err(e) => return Err(store.err(e)),
