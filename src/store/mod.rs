@@ -172,6 +172,8 @@ impl Store {
     /// `key`'s value while the store is unchanged since it was computed, else `compute`'s,
     /// kept for next time. Exact: any commit, by this connection or another, clears the memo.
     /// Only a long-lived connection gains from it; a one-shot process computes each key once.
+    /// No value is computed inside a write that could roll back: `Store::write` holds the store
+    /// mutably for the whole transaction.
     pub(crate) fn memo(
         &self,
         key: &str,
