@@ -13,7 +13,7 @@
 use super::error::ApiError;
 use super::logins::{self, Logins};
 use axum::extract::{Request, State};
-use axum::http::header::{ACCEPT, AUTHORIZATION, COOKIE, HOST, ORIGIN};
+use axum::http::header::{ACCEPT, AUTHORIZATION, HOST, ORIGIN};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
@@ -107,13 +107,7 @@ impl Guard {
                 .and_then(|v| v.split_once(' '))
                 .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
                 .map_or("", |(_, token)| token.trim());
-            let session = req
-                .headers()
-                .get_all(COOKIE)
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .find_map(logins::from_cookie_header)
-                .unwrap_or("");
+            let session = logins::token(req.headers());
             let by_bearer = bool::from(given.as_bytes().ct_eq(key.as_bytes()));
             // The cookie is the dashboard's: the API and MCP take the key itself, so a cookie
             // that leaks (every server on localhost receives it) opens the pages, not the API.
@@ -161,6 +155,7 @@ fn wants_a_page(req: &Request) -> bool {
 mod tests {
     use super::*;
     use axum::body::Body;
+    use axum::http::header::COOKIE;
 
     fn req(host: &str, origin: Option<&str>, auth: Option<&str>) -> Request {
         let mut b = Request::builder().uri("/v1/health").header(HOST, host);

@@ -67,8 +67,18 @@ pub fn random_bytes() -> [u8; 32] {
     buf
 }
 
+/// The sign-in token a request's `Cookie` headers carry ("" when none).
+pub fn token(headers: &axum::http::HeaderMap) -> &str {
+    headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(from_cookie_header)
+        .unwrap_or("")
+}
+
 /// The token in a `Cookie` header's value, if it carries ours.
-pub fn from_cookie_header(header: &str) -> Option<&str> {
+fn from_cookie_header(header: &str) -> Option<&str> {
     header.split(';').find_map(|part| {
         let (k, v) = part.trim().split_once('=')?;
         (k == COOKIE).then_some(v)

@@ -415,7 +415,7 @@ async fn login_page(d: St, headers: axum::http::HeaderMap) -> Response {
             "<p>This server has no API key, so there is nothing to sign in to: <a href=\"/\">open the dashboard</a>.</p>",
         );
     }
-    if d.logins.valid(login_token(&headers)) {
+    if d.logins.valid(logins::token(&headers)) {
         let body = format!(
             "<p>This browser is signed in. <a href=\"/\">Open the dashboard</a>.</p>\
              <form method=\"post\" action=\"/logout\">{}<button type=\"submit\">Sign out</button></form>",
@@ -468,22 +468,12 @@ async fn logout(d: St, headers: axum::http::HeaderMap, body: Bytes) -> Response 
     if let Err(r) = d.form(&body) {
         return *r;
     }
-    d.logins.end(login_token(&headers));
+    d.logins.end(logins::token(&headers));
     let cookie = format!(
         "{}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0",
         logins::COOKIE
     );
     with_cookie(done("/login"), &cookie)
-}
-
-/// The sign-in token this request's cookies carry ("" when none).
-fn login_token(headers: &axum::http::HeaderMap) -> &str {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find_map(logins::from_cookie_header)
-        .unwrap_or("")
 }
 
 fn with_cookie(mut r: Response, cookie: &str) -> Response {
