@@ -15,6 +15,7 @@ mod redaction_rules;
 
 fn main() {
     link_without_pie();
+    commit();
     redaction_rules::generate();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters");
     println!("cargo:rerun-if-changed={}", dir.display());
@@ -39,6 +40,41 @@ fn main() {
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("adapters.rs");
     std::fs::write(dest, out).unwrap();
+}
+
+/// `ALETHEIA_COMMIT`: the commit the binary is built from, for `aletheia --version` and bug
+/// reports. A build outside a git checkout (from the published crate) says so.
+fn commit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    println!(
+        "cargo:rustc-env=ALETHEIA_COMMIT={commit}{}",
+        if dirty { ", modified" } else { "" }
+    );
+    // A new commit moves HEAD or the branch it names; either reruns this. Only files that
+    // exist are named: cargo reruns a build script at every build for a missing one.
+    let mut watch = vec![git(&["rev-parse", "--git-path", "HEAD"])];
+    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        watch.push(git(&["rev-parse", "--git-path", &branch]));
+        watch.push(git(&["rev-parse", "--git-path", "packed-refs"]));
+    }
+    for path in watch.into_iter().flatten() {
+        let path = root.join(path);
+        if path.exists() {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    }
 }
 
 /// The hook is a process started for every event, so what the loader does before `main` counts.

@@ -4,7 +4,7 @@
 //! minimal; it always exits 0.
 
 use aletheia::cli;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -79,6 +79,31 @@ enum Command {
     Model(cli::model::ModelCommand),
     /// Give every memory a vector for semantic search (needs the model: aletheia model fetch).
     Index,
+    /// Print a shell's completion script (bash, zsh, fish, powershell, elvish).
+    Completions { shell: clap_complete::Shell },
+    /// Print the manual page (roff: `aletheia man | man -l -`), or write one page per command.
+    Man {
+        /// Write aletheia.1 and a page per subcommand (aletheia-search.1, ...) into this folder.
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
+    },
+}
+
+/// What `--version` prints after the name: the version, the commit the binary was built from
+/// and the store schema it writes (a store written by a newer schema is refused).
+fn version_line() -> String {
+    format!(
+        "{} (commit {}, store schema {})",
+        env!("CARGO_PKG_VERSION"),
+        env!("ALETHEIA_COMMIT"),
+        aletheia::store::schema::CURRENT_VERSION
+    )
+}
+
+/// The command-line definition, with the full version line.
+fn command() -> clap::Command {
+    // clap takes a static version string; this runs once per process.
+    Cli::command().version(&*version_line().leak())
 }
 
 fn main() -> ExitCode {
@@ -92,7 +117,7 @@ fn main() -> ExitCode {
             }
         };
     }
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     let json = cli.json;
     let result = match cli.command {
         Command::Hook { tool, event } => return ExitCode::from(run_hook(&tool, &event)),
@@ -127,6 +152,20 @@ fn main() -> ExitCode {
         Command::Redact(a) => cli::redact::run(a, json),
         Command::Index => cli::index::run(json),
         Command::Model(c) => cli::model::run(c, json),
+        Command::Completions { shell } => {
+            // Into a buffer first: clap_complete panics when its writer fails (`| head`).
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut command(), "aletheia", &mut script);
+            std::io::Write::write_all(&mut std::io::stdout(), &script).map_err(Into::into)
+        }
+        Command::Man { dir: None } => clap_mangen::Man::new(command())
+            .render(&mut std::io::stdout())
+            .map_err(Into::into),
+        Command::Man { dir: Some(dir) } => std::fs::create_dir_all(&dir)
+            .and_then(|()| clap_mangen::generate_to(command(), &dir))
+            .map_err(|e| {
+                anyhow::anyhow!("cannot write the manual pages into {}: {e}", dir.display())
+            }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

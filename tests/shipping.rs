@@ -1,0 +1,92 @@
+//! What ships beside the binary: the version line, shell completions and the manual pages, all
+//! generated from the one command-line definition.
+
+mod support;
+
+use std::process::Command;
+use support::Env;
+
+#[test]
+fn the_version_names_the_commit_and_the_store_schema() {
+    let env = Env::new();
+    let out = env.cmd().arg("--version").output().unwrap();
+    assert!(out.status.success());
+    let line = String::from_utf8(out.stdout).unwrap();
+    let expected_start = format!("aletheia {} (commit ", env!("CARGO_PKG_VERSION"));
+    assert!(line.starts_with(&expected_start), "{line}");
+    let schema = aletheia::store::schema::CURRENT_VERSION;
+    assert!(
+        line.trim_end()
+            .ends_with(&format!("store schema {schema})")),
+        "{line}"
+    );
+}
+
+#[test]
+fn bash_loads_the_completions() {
+    let env = Env::new();
+    let out = env.cmd().args(["completions", "bash"]).output().unwrap();
+    assert!(out.status.success());
+    let script = env.dir.path().join("aletheia.bash");
+    std::fs::write(&script, &out.stdout).unwrap();
+    let bash = Command::new("bash")
+        .args(["--norc", "--noprofile", "-c"])
+        .arg(format!(
+            "source {} && complete -p aletheia",
+            script.display()
+        ))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&bash.stdout);
+    assert!(
+        bash.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&bash.stderr)
+    );
+    assert!(
+        said.contains("_aletheia") && said.trim_end().ends_with(" aletheia"),
+        "{said}"
+    );
+    for shell in ["zsh", "fish", "powershell"] {
+        let out = env.cmd().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success() && out.stdout.len() > 100, "{shell}");
+    }
+}
+
+#[test]
+fn the_manual_pages_render_and_name_every_command() {
+    let env = Env::new();
+    let dir = env.dir.path().join("man1");
+    let out = env.cmd().args(["man", "--dir"]).arg(&dir).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for page in ["aletheia.1", "aletheia-search.1", "aletheia-rules-add.1"] {
+        let man = Command::new("man")
+            .arg("-l")
+            .arg(dir.join(page))
+            .env("MANPAGER", "cat")
+            .env("MANWIDTH", "100")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&man.stdout);
+        assert!(
+            man.status.success() && text.contains("NAME"),
+            "{page}: {text}"
+        );
+    }
+    let top = env.cmd().arg("man").output().unwrap();
+    let roff = String::from_utf8(top.stdout).unwrap();
+    for command in [
+        "aletheia\\-search",
+        "aletheia\\-server",
+        "aletheia\\-completions",
+    ] {
+        assert!(
+            roff.contains(command),
+            "the top page does not list {command}"
+        );
+    }
+}
