@@ -142,7 +142,9 @@ impl Server {
         let id = msg.remove("id");
         let is_notification = id.is_none();
         let id = id.unwrap_or(Value::Null);
-        if !matches!(id, Value::Null | Value::String(_) | Value::Number(_)) {
+        // MCP forbids a null id (unlike plain JSON-RPC): a request names itself with a string
+        // or a number, and a notification has no id at all.
+        if !is_notification && !matches!(id, Value::String(_) | Value::Number(_)) {
             return Some(error(
                 Value::Null,
                 -32600,
@@ -333,6 +335,11 @@ mod tests {
         assert_eq!(ask(&mut s, "{not json")["error"]["code"], -32700);
         assert_eq!(ask(&mut s, "[]")["error"]["code"], -32600);
         assert_eq!(ask(&mut s, "42")["error"]["code"], -32600);
+        let null_id = ask(&mut s, r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#);
+        assert_eq!(
+            (null_id["error"]["code"].as_i64(), &null_id["id"]),
+            (Some(-32600), &Value::Null)
+        );
         assert_eq!(
             ask(&mut s, r#"{"jsonrpc":"2.0","id":1}"#)["error"]["code"],
             -32600
