@@ -86,8 +86,65 @@ pub struct SpoolError {
     pub source: std::io::Error,
 }
 
+/// The spool's size cap when `ALETHEIA_SPOOL_MAX_MB` does not set one. A week of heavy use
+/// spools a few megabytes; the cap is there so a store that stays unreachable for months cannot
+/// fill the disk.
+pub const DEFAULT_CAP_MB: f64 = 256.0;
+
+/// The cap on each spool file, in bytes: `ALETHEIA_SPOOL_MAX_MB` (a positive number of MB,
+/// fractions allowed), else [`DEFAULT_CAP_MB`].
+pub fn cap_bytes() -> u64 {
+    let mb = std::env::var("ALETHEIA_SPOOL_MAX_MB")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|mb| mb.is_finite() && *mb > 0.0)
+        .unwrap_or(DEFAULT_CAP_MB);
+    (mb * 1024.0 * 1024.0) as u64
+}
+
+/// Events the spool refused because it was at its cap, kept in `refused.json` beside it: what
+/// is already spooled is never dropped to make room, so the newest events are the ones refused,
+/// and `aletheia doctor` says how many.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refused {
+    pub events: u64,
+    /// Epoch milliseconds of the first and the latest refusal.
+    pub first_at: i64,
+    pub last_at: i64,
+}
+
+/// The record of refused events, if any event was ever refused.
+pub fn refused(paths: &Paths) -> Option<Refused> {
+    let text = std::fs::read_to_string(refused_path(&paths.spool)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+fn refused_path(spool: &Path) -> PathBuf {
+    spool.with_file_name("refused.json")
+}
+
+/// Count `events` more refused events. Called with the spool's lock held, so two hooks never
+/// lose each other's count; written aside and renamed, so a crash leaves the old count.
+fn count_refused(spool: &Path, events: u64) -> std::io::Result<()> {
+    let path = refused_path(spool);
+    let now = crate::time::now_ms();
+    let mut r: Refused = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Refused {
+            first_at: now,
+            ..Refused::default()
+        });
+    r.events += events;
+    r.last_at = now;
+    let aside = path.with_extension("json.new");
+    std::fs::write(&aside, serde_json::to_vec(&r).expect("a count serializes"))?;
+    std::fs::rename(&aside, &path)
+}
+
 /// Append lines to the spool in the data directory, or, when that cannot be written, to the
-/// per-user spool in the temporary directory. Returns the file written.
+/// per-user spool in the temporary directory. Returns the file written. A spool at its cap
+/// refuses the lines (and counts them) rather than drop anything it holds.
 pub fn append(paths: &Paths, lines: &[SpoolLine]) -> Result<PathBuf, SpoolError> {
     append_until(paths, lines, Instant::now() + LOCK_WAIT)
 }
@@ -107,14 +164,21 @@ pub fn append_until(
         serde_json::to_writer(&mut buf, line).expect("spool lines always serialize");
         buf.push(b'\n');
     }
-    match append_to(&paths.spool, &buf, until) {
+    let cap = cap_bytes();
+    let events = lines.len() as u64;
+    match append_to(&paths.spool, &buf, until, cap, events) {
         Ok(()) => Ok(paths.spool.clone()),
+        // The cap is the user's limit on the whole spool: the temporary spool is for a data
+        // directory that cannot be written, not a second allowance.
+        Err(full) if full.source.kind() == std::io::ErrorKind::StorageFull => Err(full),
         Err(first) => {
             // The fallback spool is rarely contended: give it a moment even past `until`.
             append_to(
                 &paths.fallback_spool,
                 &buf,
                 until.max(Instant::now() + Duration::from_millis(200)),
+                cap,
+                events,
             )
             .map_err(|_| first)?;
             Ok(paths.fallback_spool.clone())
@@ -131,7 +195,13 @@ fn still_at(f: &File, path: &Path) -> bool {
     }
 }
 
-fn append_to(path: &Path, buf: &[u8], until: Instant) -> Result<(), SpoolError> {
+fn append_to(
+    path: &Path,
+    buf: &[u8],
+    until: Instant,
+    cap: u64,
+    events: u64,
+) -> Result<(), SpoolError> {
     let err = |source| SpoolError {
         path: path.to_owned(),
         source,
@@ -169,6 +239,18 @@ fn append_to(path: &Path, buf: &[u8], until: Instant) -> Result<(), SpoolError> 
     // A crash mid-append can leave a last line without its newline; start on a fresh line so the
     // new event is not glued to it (the broken line is rejected on drain, this one survives).
     let len = f.metadata().map_err(err)?.len();
+    if len + buf.len() as u64 + 1 > cap {
+        let counted = count_refused(path, events);
+        let e = std::io::Error::new(
+            std::io::ErrorKind::StorageFull,
+            format!(
+                "the spool is at its cap of {}, so this event was refused{} (ALETHEIA_SPOOL_MAX_MB raises the cap; `aletheia doctor` says why the store is unreachable)",
+                megabytes(cap),
+                if counted.is_ok() { " and counted" } else { "" }
+            ),
+        );
+        return Err(err(e));
+    }
     let mut out = Vec::with_capacity(buf.len() + 1);
     if len > 0 {
         let mut last = [0u8; 1];
@@ -180,6 +262,13 @@ fn append_to(path: &Path, buf: &[u8], until: Instant) -> Result<(), SpoolError> 
     }
     out.extend_from_slice(buf);
     f.write_all(&out).and_then(|_| f.sync_data()).map_err(err)
+}
+
+/// A size in MB as a person writes it: `256 MB`, `0.002 MB`.
+pub fn megabytes(bytes: u64) -> String {
+    let mb = bytes as f64 / (1024.0 * 1024.0);
+    let text = format!("{mb:.3}");
+    format!("{} MB", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {

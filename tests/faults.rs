@@ -356,3 +356,85 @@ fn a_drain_that_was_cut_short_is_finished_by_the_next_run() {
     );
     assert!(!aside.exists());
 }
+
+#[test]
+fn a_full_spool_refuses_new_events_counts_them_and_keeps_what_it_holds() {
+    let env = Env::new();
+    let unreachable = env.dir.path().join("nonexistent/hub.db");
+    let hook = |text: &str| {
+        env.cmd()
+            .env("ALETHEIA_HUB_DB", &unreachable)
+            .env("ALETHEIA_SPOOL_MAX_MB", "0.002")
+            .args(["hook", "claude-code", "UserPromptSubmit"])
+            .write_stdin(prompt_payload(text))
+            .output()
+            .unwrap()
+    };
+    let (mut spooled, mut refused) = (vec![], 0);
+    for i in 0..12 {
+        let text = format!("event {i}: {}", "a long prompt about the cache ".repeat(10));
+        let out = hook(&text);
+        assert_eq!(out.status.code(), Some(0), "the hook never fails the host");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        if err.contains("spooled to") {
+            spooled.push(text);
+        } else {
+            assert!(err.contains("the spool is at its cap of 0.002 MB"), "{err}");
+            assert!(err.contains("refused and counted"), "{err}");
+            refused += 1;
+        }
+    }
+    assert!(
+        !spooled.is_empty() && refused > 0,
+        "{} spooled, {refused} refused",
+        spooled.len()
+    );
+    let size = std::fs::metadata(env.spool()).unwrap().len();
+    assert!(
+        size <= (0.002f64 * 1024.0 * 1024.0) as u64,
+        "the spool grew past its cap: {size}"
+    );
+    assert_eq!(
+        env.spool_lines(),
+        spooled.len(),
+        "what was spooled is all still there"
+    );
+
+    let doctor = env
+        .cmd()
+        .env("ALETHEIA_HUB_DB", &unreachable)
+        .env("ALETHEIA_SPOOL_MAX_MB", "0.002")
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        report.contains(&format!(
+            "{refused} event(s) were lost: the spool was at its cap"
+        )),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("{refused} refused at the cap")),
+        "{report}"
+    );
+
+    // Once the store is back, every spooled event comes in once, and the count stays for the
+    // person to read.
+    env.hook(
+        "claude-code",
+        "UserPromptSubmit",
+        prompt_payload("back again"),
+    );
+    let t = titles(&env);
+    for text in &spooled {
+        let title: String = text.chars().take(40).collect();
+        assert_eq!(
+            t.iter().filter(|s| s.starts_with(&title)).count(),
+            1,
+            "{title}"
+        );
+    }
+    assert_eq!(env.count() as usize, spooled.len() + 1);
+}

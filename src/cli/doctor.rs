@@ -76,6 +76,10 @@ struct SpoolReport {
     lines_waiting: usize,
     oldest_waiting: Option<String>,
     rejected_files: Vec<PathBuf>,
+    /// The cap on each spool file (`ALETHEIA_SPOOL_MAX_MB`), in bytes.
+    cap_bytes: u64,
+    /// Events the spool refused at its cap, ever (`refused.json` beside the spool).
+    refused: Option<spool::Refused>,
 }
 
 /// One host: what is installed for it in each scope, and when it last sent an event.
@@ -393,6 +397,24 @@ fn check_spool(paths: &Paths, r: &mut Report) {
             "fix the store problem above if any, then run `aletheia drain` (any hook run also drains)",
         );
     }
+    r.spool.cap_bytes = spool::cap_bytes();
+    r.spool.refused = spool::refused(paths);
+    if let Some(refused) = r.spool.refused.clone() {
+        problem(
+            r,
+            format!(
+                "{} event(s) were lost: the spool was at its cap of {} (first {}, last {})",
+                refused.events,
+                spool::megabytes(r.spool.cap_bytes),
+                crate::time::iso_utc(refused.first_at),
+                crate::time::iso_utc(refused.last_at)
+            ),
+            format!(
+                "make the store reachable, raise ALETHEIA_SPOOL_MAX_MB if the cap is too small, then delete {} to clear this",
+                paths.spool.with_file_name("refused.json").display()
+            ),
+        );
+    }
     r.spool.rejected_files = spool::rejected_files(paths);
     if !r.spool.rejected_files.is_empty() {
         problem(
@@ -653,14 +675,16 @@ fn print_text(r: &Report) {
         );
     }
     println!(
-        "spool:    {} line(s) waiting{}; {} rejected file(s)",
+        "spool:    {} line(s) waiting{}; {} rejected file(s); {} refused at the cap of {}",
         r.spool.lines_waiting,
         r.spool
             .oldest_waiting
             .as_deref()
             .map(|o| format!(", oldest {o}"))
             .unwrap_or_default(),
-        r.spool.rejected_files.len()
+        r.spool.rejected_files.len(),
+        r.spool.refused.as_ref().map_or(0, |x| x.events),
+        spool::megabytes(r.spool.cap_bytes)
     );
     // A connected host's last event is on its own line below; these are tools that sent
     // events without an install this report can see (hooks written by hand elsewhere, say).
