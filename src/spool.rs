@@ -303,6 +303,65 @@ pub fn pending_files(paths: &Paths) -> Vec<PathBuf> {
     out
 }
 
+/// Events waiting in the spool: how many, and since when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiting {
+    pub events: usize,
+    /// Epoch milliseconds of the oldest, when its line says.
+    pub since: Option<i64>,
+}
+
+impl Waiting {
+    /// The one line a session start shows while events wait: the store is unreachable, and
+    /// the person should hear it before a week of memories is missing.
+    pub fn notice(&self) -> String {
+        let since = self
+            .since
+            .map(|at| format!(" since {}", crate::time::iso_utc(at)))
+            .unwrap_or_default();
+        format!(
+            "Aletheia could not reach its store: {} event(s){since} wait in the spool. Run `aletheia doctor` to fix it.",
+            self.events
+        )
+    }
+}
+
+/// What waits in the spool, or `None` when nothing does. Reads each file's first line (the
+/// oldest: lines are appended) and counts newlines, so even a spool near its cap is read in a
+/// few tens of milliseconds.
+pub fn waiting(paths: &Paths) -> Option<Waiting> {
+    use std::io::BufRead;
+    let mut w = Waiting {
+        events: 0,
+        since: None,
+    };
+    for path in pending_files(paths) {
+        let Ok(f) = File::open(&path) else { continue };
+        let mut reader = std::io::BufReader::with_capacity(64 * 1024, f);
+        let mut first = String::new();
+        if reader.read_line(&mut first).is_err() {
+            continue;
+        }
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&first)
+            && let Some(at) = v["at"].as_i64()
+        {
+            w.since = Some(w.since.map_or(at, |s| s.min(at)));
+        }
+        let mut lines = usize::from(first.ends_with('\n'));
+        loop {
+            let chunk = match reader.fill_buf() {
+                Ok([]) | Err(_) => break,
+                Ok(chunk) => chunk,
+            };
+            lines += chunk.iter().filter(|&&b| b == b'\n').count();
+            let n = chunk.len();
+            reader.consume(n);
+        }
+        w.events += lines;
+    }
+    (w.events > 0).then_some(w)
+}
+
 /// What a drain did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct DrainReport {
@@ -523,6 +582,13 @@ pub fn read_lines(path: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_as_a_person_writes_them() {
+        assert_eq!(megabytes(256 * 1024 * 1024), "256 MB");
+        assert_eq!(megabytes((0.002f64 * 1024.0 * 1024.0) as u64), "0.002 MB");
+        assert_eq!(megabytes(1536 * 1024), "1.5 MB");
+    }
 
     #[test]
     fn the_seed_spool_line_parses() {

@@ -438,3 +438,66 @@ fn a_full_spool_refuses_new_events_counts_them_and_keeps_what_it_holds() {
     }
     assert_eq!(env.count() as usize, spooled.len() + 1);
 }
+
+#[test]
+fn a_session_start_says_when_events_wait_because_the_store_is_unreachable() {
+    let env = Env::new();
+    let unreachable = env.dir.path().join("nonexistent/hub.db");
+    let run = |event: &str, payload: String| {
+        env.cmd()
+            .env("ALETHEIA_HUB_DB", &unreachable)
+            .args(["hook", "claude-code", event])
+            .write_stdin(payload)
+            .output()
+            .unwrap()
+    };
+    for i in 0..500 {
+        let out = run(
+            "UserPromptSubmit",
+            prompt_payload(&format!("prompt {i} while away")),
+        );
+        assert_eq!(out.status.code(), Some(0));
+    }
+    assert_eq!(env.spool_lines(), 500);
+    let start = serde_json::json!({
+        "session_id": "s2", "cwd": "/home/dev/shop", "hook_event_name": "SessionStart",
+        "source": "startup"
+    });
+    let out = run("SessionStart", start.to_string());
+    assert_eq!(out.status.code(), Some(0));
+    let stdout: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let block = stdout["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        block.starts_with("Aletheia could not reach its store: 500 event(s) since ")
+            && block.ends_with("wait in the spool. Run `aletheia doctor` to fix it."),
+        "{block}"
+    );
+    assert_eq!(block.lines().count(), 1, "one short line: {block}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("500 event(s)"), "{err}");
+
+    let doctor = env
+        .cmd()
+        .env("ALETHEIA_HUB_DB", &unreachable)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        report.contains("500 event(s) wait in the spool"),
+        "{report}"
+    );
+
+    // With the store back, a session start drains and shows no notice.
+    let out = env
+        .cmd()
+        .args(["hook", "claude-code", "SessionStart"])
+        .write_stdin(start.to_string())
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("could not reach"));
+    assert_eq!(env.count(), 500);
+}

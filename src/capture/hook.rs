@@ -124,13 +124,33 @@ pub fn run(host: &str, event: &str) -> i32 {
         }
         (Ok(None), _) => {}
         (Err(e), spooled) => {
-            if let Some(empty) = &adapter.empty_stdout {
-                println!("{empty}");
+            // A session start that cannot reach the store says so in its block: otherwise the
+            // person learns of it only when memories turn out to be missing.
+            let notice = capture
+                .context
+                .then(|| spool::waiting(&paths))
+                .flatten()
+                .map(|w| w.notice());
+            match notice
+                .as_deref()
+                .and_then(|n| adapter.context_output(event, n))
+            {
+                Some(out) => println!("{out}"),
+                None => {
+                    if let Some(empty) = &adapter.empty_stdout {
+                        println!("{empty}");
+                    }
+                }
             }
+            let notice = notice.map(|n| format!(" {n}")).unwrap_or_default();
             match spooled {
-                Some((e, Ok(p))) => eprintln!("aletheia: {e}; spooled to {}", p.display()),
-                Some((e, Err(se))) => eprintln!("aletheia: {e}; and {se}: this event is lost"),
-                None => eprintln!("aletheia: {e}"),
+                Some((e, Ok(p))) => {
+                    eprintln!("aletheia: {e}; spooled to {}.{notice}", p.display())
+                }
+                Some((e, Err(se))) => {
+                    eprintln!("aletheia: {e}; and {se}: this event is lost.{notice}")
+                }
+                None => eprintln!("aletheia: {e}.{notice}"),
             }
         }
     }
