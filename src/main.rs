@@ -158,11 +158,13 @@ fn main() -> ExitCode {
             clap_complete::generate(shell, &mut command(), "aletheia", &mut script);
             std::io::Write::write_all(&mut std::io::stdout(), &script).map_err(Into::into)
         }
-        Command::Man { dir: None } => clap_mangen::Man::new(command())
+        // The pages carry the plain version, not the commit: the release archives ship copies
+        // checked against this output, which would otherwise differ at every commit.
+        Command::Man { dir: None } => clap_mangen::Man::new(Cli::command())
             .render(&mut std::io::stdout())
             .map_err(Into::into),
         Command::Man { dir: Some(dir) } => std::fs::create_dir_all(&dir)
-            .and_then(|()| clap_mangen::generate_to(command(), &dir))
+            .and_then(|()| clap_mangen::generate_to(Cli::command(), &dir))
             .map_err(|e| {
                 anyhow::anyhow!("cannot write the manual pages into {}: {e}", dir.display())
             }),

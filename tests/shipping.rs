@@ -90,3 +90,39 @@ fn the_manual_pages_render_and_name_every_command() {
         );
     }
 }
+
+/// The release archives ship `release/completions` and `release/man` as committed files; they must
+/// be exactly what this binary prints, or a user's Tab would offer commands that no longer exist.
+#[test]
+fn the_shipped_completions_and_pages_match_the_binary() {
+    let env = Env::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("release");
+    let stale = "release/ is out of date: run scripts/release-files and commit the result";
+    for (shell, file) in [
+        ("bash", "aletheia.bash"),
+        ("zsh", "_aletheia"),
+        ("fish", "aletheia.fish"),
+        ("powershell", "_aletheia.ps1"),
+    ] {
+        let out = env.cmd().args(["completions", shell]).output().unwrap();
+        let shipped = std::fs::read(root.join("completions").join(file)).unwrap();
+        assert!(out.stdout == shipped, "{file}: {stale}");
+    }
+    let dir = env.dir.path().join("man1");
+    let out = env.cmd().args(["man", "--dir"]).arg(&dir).output().unwrap();
+    assert!(out.status.success());
+    let names = |d: &std::path::Path| {
+        let mut v: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&dir), names(&root.join("man")), "{stale}");
+    for page in names(&dir) {
+        let made = std::fs::read(dir.join(&page)).unwrap();
+        let shipped = std::fs::read(root.join("man").join(&page)).unwrap();
+        assert!(made == shipped, "{page:?}: {stale}");
+    }
+}

@@ -66,7 +66,7 @@ fn run(paths: &Paths, dir: &std::path::Path, ready: &OnceLock<Semantic>) {
         if pass.is_multiple_of(FULL_PASS) {
             after = 0;
         }
-        let pause = match Store::open(paths, OpenOptions::INTERACTIVE) {
+        let pause = match Store::open(paths, OpenOptions::SERVING) {
             Ok(mut store) => {
                 match index::index_missing(&mut store, &embedder, &mut after, |_| {}) {
                     Ok(_) => IDLE,

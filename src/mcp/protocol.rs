@@ -259,7 +259,7 @@ impl Server {
             ..self.caller.clone()
         };
         if self.store.is_none() {
-            match Store::open(&self.paths, OpenOptions::INTERACTIVE) {
+            match Store::open(&self.paths, OpenOptions::SERVING) {
                 Ok(s) => self.store = Some(s),
                 Err(e) => return Ok(tool_error(&format!("the store cannot be opened: {e}"))),
             }

@@ -153,7 +153,7 @@ impl State {
         if let Some(s) = self.pool.lock().unwrap_or_else(|p| p.into_inner()).pop() {
             return Ok(s);
         }
-        Store::open(&self.paths, OpenOptions::INTERACTIVE)
+        Store::open(&self.paths, OpenOptions::SERVING)
             .map_err(|e| OpError::StoreUnavailable(format!("the store cannot be opened: {e}")))
     }
 

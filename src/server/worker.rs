@@ -28,7 +28,7 @@ pub fn run(
     let mut store: Option<Store> = None;
     while !ex.stop.load(Ordering::SeqCst) {
         if store.is_none() {
-            match Store::open(&paths, OpenOptions::INTERACTIVE) {
+            match Store::open(&paths, OpenOptions::SERVING) {
                 Ok(s) => store = Some(s),
                 Err(e) => {
                     tracing::warn!(error = %e, "worker: the store cannot be opened; trying again next tick")

@@ -72,16 +72,31 @@ impl StoreError {
 #[derive(Debug, Clone, Copy)]
 pub struct OpenOptions {
     pub busy_timeout: Duration,
+    /// SQLite's memory map for this connection, in bytes (`PRAGMA mmap_size`); `None` leaves
+    /// the build's default.
+    pub map_bytes: Option<i64>,
 }
 
 impl OpenOptions {
     /// The hook's budget: short, because a locked store means spooling, not waiting.
     pub const HOOK: OpenOptions = OpenOptions {
         busy_timeout: Duration::from_millis(300),
+        map_bytes: None,
     };
     /// Interactive commands wait longer for a busy writer.
     pub const INTERACTIVE: OpenOptions = OpenOptions {
         busy_timeout: Duration::from_secs(5),
+        map_bytes: None,
+    };
+    /// Processes that run for hours (`aletheia mcp`, the server and its worker): no memory map.
+    /// A mapped store counts in the process's resident memory page by page as searches touch
+    /// it, so a 1 GB store grows a 1 GB process in `top`; each pooled connection maps it again.
+    /// Measured on the server: a map made searches 10-15% faster and took it from 31 MB to
+    /// 190 MB resident. The bundled SQLite maps nothing by default, but one linked from the
+    /// system (LIBSQLITE3_SYS_USE_PKG_CONFIG) may be built with a default map: this sets it.
+    pub const SERVING: OpenOptions = OpenOptions {
+        busy_timeout: Duration::from_secs(5),
+        map_bytes: Some(0),
     };
 }
 
@@ -139,6 +154,11 @@ impl Store {
         conn.busy_timeout(opts.busy_timeout).map_err(err)?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
             .map_err(err)?;
+        if let Some(bytes) = opts.map_bytes {
+            // The pragma answers with the size it settled on; a plain execute would refuse that.
+            conn.query_row(&format!("PRAGMA mmap_size = {bytes}"), [], |_| Ok(()))
+                .map_err(err)?;
+        }
         let mut store = Store {
             conn,
             path: path.to_owned(),

@@ -1,0 +1,621 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'aletheia'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'aletheia' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Run as a host hook: read one JSON payload on stdin (always exits 0)')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the MCP tools over stdio')
+            [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Serve the REST API, MCP over HTTP and the dashboard on a loopback port, with the worker')
+            [CompletionResult]::new('connect', 'connect', [CompletionResultType]::ParameterValue, 'Show what `install` would write for a host (hooks and MCP entry); writes nothing')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Register the hooks and the MCP server with a host (with --write)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove what `install` added to a host''s configuration')
+            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'Standing rules: list, add, confirm')
+            [CompletionResult]::new('compress', 'compress', [CompletionResultType]::ParameterValue, 'Turn finished sessions into facts and summaries now (or keep a worker running)')
+            [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'Facts that disagree: list, accept, reject')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Named work-state lists: read, write')
+            [CompletionResult]::new('save', 'save', [CompletionResultType]::ParameterValue, 'Store one note')
+            [CompletionResult]::new('capture', 'capture', [CompletionResultType]::ParameterValue, 'Store one memory read from stdin')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search memories')
+            [CompletionResult]::new('timeline', 'timeline', [CompletionResultType]::ParameterValue, 'Show the memories before and after one memory')
+            [CompletionResult]::new('observations', 'observations', [CompletionResultType]::ParameterValue, 'Show memories in full by id')
+            [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
+            [CompletionResult]::new('dismiss', 'dismiss', [CompletionResultType]::ParameterValue, 'Hide a memory (or fact) from search and context without deleting it')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Undo dismiss')
+            [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print the session-start context block')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import memories from JSONL (a file or stdin)')
+            [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Store the prompts and summaries of past sessions from a host''s transcripts')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export every memory as JSONL to stdout')
+            [CompletionResult]::new('scrub', 'scrub', [CompletionResultType]::ParameterValue, 'Redact stored rows again with the current rules')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Report the store, the spool, captures and host hooks, and what to fix')
+            [CompletionResult]::new('drain', 'drain', [CompletionResultType]::ParameterValue, 'Bring everything spooled into the store now')
+            [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Print stdin as it would be stored, secrets redacted')
+            [CompletionResult]::new('model', 'model', [CompletionResultType]::ParameterValue, 'The local embedding model for semantic search')
+            [CompletionResult]::new('index', 'index', [CompletionResultType]::ParameterValue, 'Give every memory a vector for semantic search (needs the model: aletheia model fetch)')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell''s completion script (bash, zsh, fish, powershell, elvish)')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page (roff: `aletheia man | man -l -`), or write one page per command')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;hook' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;mcp' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;server' {
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'The port (ALETHEIA_PORT; default 7749; 0 picks a free one, printed at start)')
+            [CompletionResult]::new('--bind', '--bind', [CompletionResultType]::ParameterName, 'The address to listen on. Anything but loopback needs ALETHEIA_API_KEY')
+            [CompletionResult]::new('--no-worker', '--no-worker', [CompletionResultType]::ParameterName, 'Do not run the compression worker')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;connect' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project''s files (in the working directory) instead of the user''s')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;install' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project''s files (at the git root of the working directory) instead of the user''s')
+            [CompletionResult]::new('--write', '--write', [CompletionResultType]::ParameterName, 'Write the files; without it, only show what would change')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;uninstall' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project''s files (at the git root of the working directory) instead of the user''s')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;rules' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the enabled rules')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a standing rule')
+            [CompletionResult]::new('confirm', 'confirm', [CompletionResultType]::ParameterValue, 'Record that a rule was re-checked')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Write the enabled rules into each connected tool''s rule file at the project root')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;rules;list' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;rules;add' {
+            [CompletionResult]::new('--when', '--when', [CompletionResultType]::ParameterName, 'The situation; default: always')
+            [CompletionResult]::new('--scope-tier', '--scope-tier', [CompletionResultType]::ParameterName, 'everywhere, project or situation')
+            [CompletionResult]::new('--scope-name', '--scope-name', [CompletionResultType]::ParameterName, 'The project or situation name')
+            [CompletionResult]::new('--evidence-memory', '--evidence-memory', [CompletionResultType]::ParameterName, 'A memory id the rule rests on (repeatable)')
+            [CompletionResult]::new('--evidence-fact', '--evidence-fact', [CompletionResultType]::ParameterName, 'A fact id the rule rests on (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;rules;confirm' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;rules;sync' {
+            [CompletionResult]::new('--tool', '--tool', [CompletionResultType]::ParameterName, 'Only this tool''s file, even if it is not connected')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Whose rules; default: the working directory''s project (the only one allowed)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;rules;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the enabled rules')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a standing rule')
+            [CompletionResult]::new('confirm', 'confirm', [CompletionResultType]::ParameterValue, 'Record that a rule was re-checked')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Write the enabled rules into each connected tool''s rule file at the project root')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;rules;help;list' {
+            break
+        }
+        'aletheia;rules;help;add' {
+            break
+        }
+        'aletheia;rules;help;confirm' {
+            break
+        }
+        'aletheia;rules;help;sync' {
+            break
+        }
+        'aletheia;rules;help;help' {
+            break
+        }
+        'aletheia;compress' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Also compress this project''s own notes (those saved outside a session)')
+            [CompletionResult]::new('--daemon', '--daemon', [CompletionResultType]::ParameterName, 'Keep a worker running (a tick every 2 s) until Ctrl-C, SIGINT or SIGTERM')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Show the queue and the newest jobs instead')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;review' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the facts that wait for review')
+            [CompletionResult]::new('accept', 'accept', [CompletionResultType]::ParameterValue, 'Keep a fact under review; the fact it disagreed with is closed and kept as history')
+            [CompletionResult]::new('reject', 'reject', [CompletionResultType]::ParameterValue, 'Dismiss a fact under review; the fact it disagreed with stays current')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;review;list' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project (default: every project)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;review;accept' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;review;reject' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;review;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the facts that wait for review')
+            [CompletionResult]::new('accept', 'accept', [CompletionResultType]::ParameterValue, 'Keep a fact under review; the fact it disagreed with is closed and kept as history')
+            [CompletionResult]::new('reject', 'reject', [CompletionResultType]::ParameterValue, 'Dismiss a fact under review; the fact it disagreed with stays current')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;review;help;list' {
+            break
+        }
+        'aletheia;review;help;accept' {
+            break
+        }
+        'aletheia;review;help;reject' {
+            break
+        }
+        'aletheia;review;help;help' {
+            break
+        }
+        'aletheia;list' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a list''s items as JSON')
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Replace a list''s items with the JSON array on stdin')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;list;read' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project key; default: the working directory''s project')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;list;write' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project key; default: the working directory''s project')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;list;help' {
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a list''s items as JSON')
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Replace a list''s items with the JSON array on stdin')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;list;help;read' {
+            break
+        }
+        'aletheia;list;help;write' {
+            break
+        }
+        'aletheia;list;help;help' {
+            break
+        }
+        'aletheia;save' {
+            [CompletionResult]::new('--title', '--title', [CompletionResultType]::ParameterName, 'Title; default: the first 100 characters of the text')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project key; default: the working directory''s project')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'decision, gotcha, bugfix, feature, refactor, change, discovery or note')
+            [CompletionResult]::new('--tool', '--tool', [CompletionResultType]::ParameterName, 'The tool to record as the source; default: ALETHEIA_TOOL, else cli')
+            [CompletionResult]::new('--pinned', '--pinned', [CompletionResultType]::ParameterName, 'List it under Pinned in the session-start context')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;capture' {
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'prompt, event, observation, summary or note')
+            [CompletionResult]::new('--title', '--title', [CompletionResultType]::ParameterName, 'Title; default: the first 100 characters of the text')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project key; default: the working directory''s project')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'decision, gotcha, bugfix, feature, refactor, change, discovery or note')
+            [CompletionResult]::new('--tool', '--tool', [CompletionResultType]::ParameterName, 'The tool to record as the source; default: ALETHEIA_TOOL, else cli')
+            [CompletionResult]::new('--pinned', '--pinned', [CompletionResultType]::ParameterName, 'List it under Pinned in the session-start context')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;search' {
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'An exact file path instead of words')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project (default: every project)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'type')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'kind')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'A date, date-time, relative time (yesterday, 3 days ago, 2w) or epoch milliseconds')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Like --since; a bare date includes that day')
+            [CompletionResult]::new('--older-than-days', '--older-than-days', [CompletionResultType]::ParameterName, 'Only results older than this many days')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, '1 to 100 (default 20)')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'offset')
+            [CompletionResult]::new('--order', '--order', [CompletionResultType]::ParameterName, 'relevance, date_desc or date_asc')
+            [CompletionResult]::new('--file-suffix', '--file-suffix', [CompletionResultType]::ParameterName, 'With --file: match paths that end with the text')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Pass the query to SQLite FTS5 as written')
+            [CompletionResult]::new('--semantic', '--semantic', [CompletionResultType]::ParameterName, 'Also search by meaning with the local embedding model, fused with the words. Off by default on the command line: loading the model costs more than a keyword search')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;timeline' {
+            [CompletionResult]::new('--anchor', '--anchor', [CompletionResultType]::ParameterName, 'A memory id from search; takes priority over --query')
+            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'Words whose top hit is the anchor')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Limit the anchor lookup and the neighbours to one project')
+            [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Rows before the anchor, 0 to 50 (default 5)')
+            [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Rows after the anchor, 0 to 50 (default 5)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;observations' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;facts' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project (default: every project)')
+            [CompletionResult]::new('--predicate', '--predicate', [CompletionResultType]::ParameterName, 'Only facts with this predicate')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Facts valid at this time (a date, date-time, relative time or epoch milliseconds)')
+            [CompletionResult]::new('--include-superseded', '--include-superseded', [CompletionResultType]::ParameterName, 'Also list replaced facts')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;dismiss' {
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'memory, observation, fact or episode')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why; kept in the audit trail, cut to 300 characters')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;restore' {
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'memory, observation, fact or episode')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;context' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Project key; default: the working directory''s project')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Recent unpinned memories to list, 1 to 100 (default 20)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;import' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;backfill' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only what was said since this time (YYYY-MM-DD, yesterday, 2w, 3 days ago, ...)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;export' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;scrub' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;doctor' {
+            [CompletionResult]::new('--rebuild-index', '--rebuild-index', [CompletionResultType]::ParameterName, 'Rebuild the search index from the memories, then report')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;drain' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;redact' {
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Only check the rule file named by ALETHEIA_REDACT_RULES and report how many rules it has')
+            [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'List which rule matched where (line, column, length), never the secret itself')
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'List the rules: each built-in rule''s name and what it catches, then the user''s')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;model' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Download all-MiniLM-L6-v2 (about 90 MB) from its public home, checked by sha256')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;model;fetch' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The folder to fill (default: ALETHEIA_MODEL_DIR, else model/ in the data directory)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;model;help' {
+            [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Download all-MiniLM-L6-v2 (about 90 MB) from its public home, checked by sha256')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;model;help;fetch' {
+            break
+        }
+        'aletheia;model;help;help' {
+            break
+        }
+        'aletheia;index' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;completions' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;man' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Write aletheia.1 and a page per subcommand (aletheia-search.1, ...) into this folder')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;help' {
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Run as a host hook: read one JSON payload on stdin (always exits 0)')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the MCP tools over stdio')
+            [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Serve the REST API, MCP over HTTP and the dashboard on a loopback port, with the worker')
+            [CompletionResult]::new('connect', 'connect', [CompletionResultType]::ParameterValue, 'Show what `install` would write for a host (hooks and MCP entry); writes nothing')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Register the hooks and the MCP server with a host (with --write)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove what `install` added to a host''s configuration')
+            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'Standing rules: list, add, confirm')
+            [CompletionResult]::new('compress', 'compress', [CompletionResultType]::ParameterValue, 'Turn finished sessions into facts and summaries now (or keep a worker running)')
+            [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'Facts that disagree: list, accept, reject')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Named work-state lists: read, write')
+            [CompletionResult]::new('save', 'save', [CompletionResultType]::ParameterValue, 'Store one note')
+            [CompletionResult]::new('capture', 'capture', [CompletionResultType]::ParameterValue, 'Store one memory read from stdin')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search memories')
+            [CompletionResult]::new('timeline', 'timeline', [CompletionResultType]::ParameterValue, 'Show the memories before and after one memory')
+            [CompletionResult]::new('observations', 'observations', [CompletionResultType]::ParameterValue, 'Show memories in full by id')
+            [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
+            [CompletionResult]::new('dismiss', 'dismiss', [CompletionResultType]::ParameterValue, 'Hide a memory (or fact) from search and context without deleting it')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Undo dismiss')
+            [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print the session-start context block')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import memories from JSONL (a file or stdin)')
+            [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Store the prompts and summaries of past sessions from a host''s transcripts')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export every memory as JSONL to stdout')
+            [CompletionResult]::new('scrub', 'scrub', [CompletionResultType]::ParameterValue, 'Redact stored rows again with the current rules')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Report the store, the spool, captures and host hooks, and what to fix')
+            [CompletionResult]::new('drain', 'drain', [CompletionResultType]::ParameterValue, 'Bring everything spooled into the store now')
+            [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Print stdin as it would be stored, secrets redacted')
+            [CompletionResult]::new('model', 'model', [CompletionResultType]::ParameterValue, 'The local embedding model for semantic search')
+            [CompletionResult]::new('index', 'index', [CompletionResultType]::ParameterValue, 'Give every memory a vector for semantic search (needs the model: aletheia model fetch)')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell''s completion script (bash, zsh, fish, powershell, elvish)')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page (roff: `aletheia man | man -l -`), or write one page per command')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;help;hook' {
+            break
+        }
+        'aletheia;help;mcp' {
+            break
+        }
+        'aletheia;help;server' {
+            break
+        }
+        'aletheia;help;connect' {
+            break
+        }
+        'aletheia;help;install' {
+            break
+        }
+        'aletheia;help;uninstall' {
+            break
+        }
+        'aletheia;help;rules' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the enabled rules')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a standing rule')
+            [CompletionResult]::new('confirm', 'confirm', [CompletionResultType]::ParameterValue, 'Record that a rule was re-checked')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Write the enabled rules into each connected tool''s rule file at the project root')
+            break
+        }
+        'aletheia;help;rules;list' {
+            break
+        }
+        'aletheia;help;rules;add' {
+            break
+        }
+        'aletheia;help;rules;confirm' {
+            break
+        }
+        'aletheia;help;rules;sync' {
+            break
+        }
+        'aletheia;help;compress' {
+            break
+        }
+        'aletheia;help;review' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the facts that wait for review')
+            [CompletionResult]::new('accept', 'accept', [CompletionResultType]::ParameterValue, 'Keep a fact under review; the fact it disagreed with is closed and kept as history')
+            [CompletionResult]::new('reject', 'reject', [CompletionResultType]::ParameterValue, 'Dismiss a fact under review; the fact it disagreed with stays current')
+            break
+        }
+        'aletheia;help;review;list' {
+            break
+        }
+        'aletheia;help;review;accept' {
+            break
+        }
+        'aletheia;help;review;reject' {
+            break
+        }
+        'aletheia;help;list' {
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a list''s items as JSON')
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Replace a list''s items with the JSON array on stdin')
+            break
+        }
+        'aletheia;help;list;read' {
+            break
+        }
+        'aletheia;help;list;write' {
+            break
+        }
+        'aletheia;help;save' {
+            break
+        }
+        'aletheia;help;capture' {
+            break
+        }
+        'aletheia;help;search' {
+            break
+        }
+        'aletheia;help;timeline' {
+            break
+        }
+        'aletheia;help;observations' {
+            break
+        }
+        'aletheia;help;facts' {
+            break
+        }
+        'aletheia;help;dismiss' {
+            break
+        }
+        'aletheia;help;restore' {
+            break
+        }
+        'aletheia;help;context' {
+            break
+        }
+        'aletheia;help;import' {
+            break
+        }
+        'aletheia;help;backfill' {
+            break
+        }
+        'aletheia;help;export' {
+            break
+        }
+        'aletheia;help;scrub' {
+            break
+        }
+        'aletheia;help;doctor' {
+            break
+        }
+        'aletheia;help;drain' {
+            break
+        }
+        'aletheia;help;redact' {
+            break
+        }
+        'aletheia;help;model' {
+            [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Download all-MiniLM-L6-v2 (about 90 MB) from its public home, checked by sha256')
+            break
+        }
+        'aletheia;help;model;fetch' {
+            break
+        }
+        'aletheia;help;index' {
+            break
+        }
+        'aletheia;help;completions' {
+            break
+        }
+        'aletheia;help;man' {
+            break
+        }
+        'aletheia;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}
