@@ -43,7 +43,8 @@ fn main() {
 }
 
 /// `ALETHEIA_COMMIT`: the commit the binary is built from, for `aletheia --version` and bug
-/// reports. A build outside a git checkout (from the published crate) says so.
+/// reports: from git in a checkout of this repository, from `.cargo_vcs_info.json` in the
+/// published crate, else `unknown`.
 fn commit() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let git = |args: &[&str]| {
@@ -55,19 +56,34 @@ fn commit() {
             .filter(|o| o.status.success())
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
     };
-    let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    let dirty =
-        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
-    println!(
-        "cargo:rustc-env=ALETHEIA_COMMIT={commit}{}",
-        if dirty { ", modified" } else { "" }
-    );
-    // A new commit moves HEAD or the branch it names; either reruns this. Only files that
-    // exist are named: cargo reruns a build script at every build for a missing one.
-    let mut watch = vec![git(&["rev-parse", "--git-path", "HEAD"])];
-    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        watch.push(git(&["rev-parse", "--git-path", &branch]));
-        watch.push(git(&["rev-parse", "--git-path", "packed-refs"]));
+    // Only this repository's own checkout: the crate unpacked inside some other repository (a
+    // home directory kept in git, say) must not report that repository's commit.
+    let ours = git(&["rev-parse", "--show-toplevel"])
+        .and_then(|top| Path::new(&top).canonicalize().ok())
+        .is_some_and(|top| root.canonicalize().is_ok_and(|r| r == top));
+    let commit = if ours {
+        let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
+        let dirty =
+            git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+        format!("{commit}{}", if dirty { ", modified" } else { "" })
+    } else {
+        packaged_commit(root).unwrap_or_else(|| "unknown".into())
+    };
+    println!("cargo:rustc-env=ALETHEIA_COMMIT={commit}");
+    // A new commit moves HEAD or the branch it names, and an edit to a built file changes
+    // "modified": any of these reruns this. Only paths that exist are named: cargo reruns a
+    // build script at every build for a missing one.
+    let mut watch = vec![
+        Some("src".to_owned()),
+        Some("Cargo.toml".to_owned()),
+        Some(".cargo_vcs_info.json".to_owned()),
+    ];
+    if ours {
+        watch.push(git(&["rev-parse", "--git-path", "HEAD"]));
+        if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            watch.push(git(&["rev-parse", "--git-path", &branch]));
+            watch.push(git(&["rev-parse", "--git-path", "packed-refs"]));
+        }
     }
     for path in watch.into_iter().flatten() {
         let path = root.join(path);
@@ -75,6 +91,20 @@ fn commit() {
             println!("cargo:rerun-if-changed={}", path.display());
         }
     }
+}
+
+/// The commit `cargo package` recorded in the published crate (`git.sha1`, and `git.dirty`
+/// when the tree had changes).
+fn packaged_commit(root: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(root.join(".cargo_vcs_info.json")).ok()?;
+    let info: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let sha = info["git"]["sha1"].as_str()?;
+    let dirty = info["git"]["dirty"].as_bool() == Some(true);
+    Some(format!(
+        "{}{}",
+        sha.get(..12)?,
+        if dirty { ", modified" } else { "" }
+    ))
 }
 
 /// The hook is a process started for every event, so what the loader does before `main` counts.

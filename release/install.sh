@@ -86,24 +86,31 @@ else
 fi
 
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT INT TERM
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 fetch sha256.sum || die "cannot fetch sha256.sum from $from ($why): is that the release's download address?"
+
+# The checksum listed for a file name, exactly (lines are "<sha256> *<name>" or "<sha256>  <name>").
+listed() { awk -v n="$1" '$2 == n || $2 == "*" n { print $1; exit }' "$work/sha256.sum"; }
 
 archive=""
 for t in $candidates; do
   name="aletheia-mem-$t.tar.xz"
-  if grep -q "[ *]$name\$" "$work/sha256.sum"; then archive="$name"; break; fi
+  if [ -n "$(listed "$name")" ]; then archive="$name"; break; fi
 done
 [ -n "$archive" ] || die "the release at $from has no archive for $candidates"
 fetch "$archive" || die "cannot fetch $archive from $from ($why)"
 
-want="$(grep "[ *]$archive\$" "$work/sha256.sum" | cut -d' ' -f1)"
+want="$(listed "$archive")"
 got="$(sha256 "$work/$archive")"
 [ "$want" = "$got" ] || die "$archive does not match its checksum (expected $want, got $got): nothing was installed; fetch it again"
 
 tar -xJf "$work/$archive" -C "$work" || die "cannot unpack $archive (is xz installed?)"
 dir="$work/${archive%.tar.xz}"
 [ -x "$dir/aletheia" ] || die "$archive holds no aletheia binary"
+# Run it before it replaces anything: a binary this machine cannot run installs nothing.
+version="$("$dir/aletheia" --version 2>&1)" \
+  || die "the binary in $archive does not run here ($version): nothing was installed; pick another with --target"
 
 # Each file goes in under a temporary name, then is renamed over the old one, so a running
 # hook never sees a half-written binary.
@@ -116,7 +123,7 @@ for page in "$dir"/man/*.1; do
   put "$page" "$prefix/share/man/man1/$(basename "$page")" 644
 done
 
-printf 'Installed %s to %s\n' "$("$prefix/bin/aletheia" --version)" "$prefix/bin/aletheia"
+printf 'Installed %s to %s\n' "$version" "$prefix/bin/aletheia"
 case ":$PATH:" in
   *":$prefix/bin:"*) ;;
   *) printf 'Add %s to your PATH.\n' "$prefix/bin" ;;

@@ -102,7 +102,7 @@ fn version_line() -> String {
 
 /// The command-line definition, with the full version line.
 fn command() -> clap::Command {
-    // clap takes a static version string; this runs once per process.
+    // clap takes a static version string: leaked, a few dozen bytes once or twice a process.
     Cli::command().version(&*version_line().leak())
 }
 

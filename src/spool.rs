@@ -86,12 +86,25 @@ pub struct SpoolError {
     pub source: std::io::Error,
 }
 
+impl SpoolError {
+    /// Whether the spool refused the event at its cap (not a failed write: a full disk is an
+    /// I/O error like any other, and the event goes to the fallback spool).
+    pub fn at_cap(&self) -> bool {
+        self.source.get_ref().is_some_and(|e| e.is::<AtCap>())
+    }
+}
+
+/// The refusal at the cap, as the source of a [`SpoolError`].
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct AtCap(String);
+
 /// The spool's size cap when `ALETHEIA_SPOOL_MAX_MB` does not set one. A week of heavy use
 /// spools a few megabytes; the cap is there so a store that stays unreachable for months cannot
 /// fill the disk.
 pub const DEFAULT_CAP_MB: f64 = 256.0;
 
-/// The cap on each spool file, in bytes: `ALETHEIA_SPOOL_MAX_MB` (a positive number of MB,
+/// The cap on everything spooled (both spools and the files a drain took aside), in bytes: `ALETHEIA_SPOOL_MAX_MB` (a positive number of MB,
 /// fractions allowed), else [`DEFAULT_CAP_MB`].
 pub fn cap_bytes() -> u64 {
     let mb = std::env::var("ALETHEIA_SPOOL_MAX_MB")
@@ -113,33 +126,60 @@ pub struct Refused {
     pub last_at: i64,
 }
 
-/// The record of refused events, if any event was ever refused.
+/// The record of refused events, if any event was ever refused: the data directory's, plus the
+/// temporary directory's (kept there only while the data directory could not be written).
 pub fn refused(paths: &Paths) -> Option<Refused> {
-    let text = std::fs::read_to_string(refused_path(&paths.spool)).ok()?;
-    serde_json::from_str(&text).ok()
+    let read = |spool: &Path| -> Option<Refused> {
+        let text = std::fs::read_to_string(refused_path(spool)).ok()?;
+        serde_json::from_str(&text).ok()
+    };
+    match (read(&paths.spool), read(&paths.fallback_spool)) {
+        (Some(a), Some(b)) => Some(Refused {
+            events: a.events + b.events,
+            first_at: a.first_at.min(b.first_at),
+            last_at: a.last_at.max(b.last_at),
+        }),
+        (a, b) => a.or(b),
+    }
 }
 
 fn refused_path(spool: &Path) -> PathBuf {
     spool.with_file_name("refused.json")
 }
 
-/// Count `events` more refused events. Called with the spool's lock held, so two hooks never
-/// lose each other's count; written aside and renamed, so a crash leaves the old count.
-fn count_refused(spool: &Path, events: u64) -> std::io::Result<()> {
-    let path = refused_path(spool);
+/// Count `events` more refused events, whichever spool refused them, in the data directory's
+/// record, or the temporary directory's when the data directory cannot be written.
+fn count_refused(paths: &Paths, events: u64) -> std::io::Result<()> {
+    count_refused_in(&refused_path(&paths.spool), events)
+        .or_else(|_| count_refused_in(&refused_path(&paths.fallback_spool), events))
+}
+
+/// Add to the record at `path` under its own lock: hooks refused by either spool (each under
+/// a different spool lock) never lose each other's count.
+fn count_refused_in(path: &Path, events: u64) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        create_private_dir(dir)?;
+    }
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    f.lock()?;
+    let mut text = String::new();
+    f.read_to_string(&mut text)?;
     let now = crate::time::now_ms();
-    let mut r: Refused = std::fs::read_to_string(&path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(Refused {
-            first_at: now,
-            ..Refused::default()
-        });
+    let mut r: Refused = serde_json::from_str(&text).unwrap_or(Refused {
+        first_at: now,
+        ..Refused::default()
+    });
     r.events += events;
     r.last_at = now;
-    let aside = path.with_extension("json.new");
-    std::fs::write(&aside, serde_json::to_vec(&r).expect("a count serializes"))?;
-    std::fs::rename(&aside, &path)
+    f.set_len(0)?;
+    f.seek(SeekFrom::Start(0))?;
+    f.write_all(&serde_json::to_vec(&r).expect("a count serializes"))?;
+    f.sync_data()
 }
 
 /// Append lines to the spool in the data directory, or, when that cannot be written, to the
@@ -166,21 +206,24 @@ pub fn append_until(
     }
     let cap = cap_bytes();
     let events = lines.len() as u64;
-    match append_to(&paths.spool, &buf, until, cap, events) {
+    match append_to(paths, &paths.spool, &buf, until, cap, events) {
         Ok(()) => Ok(paths.spool.clone()),
         // The cap is the user's limit on the whole spool: the temporary spool is for a data
         // directory that cannot be written, not a second allowance.
-        Err(full) if full.source.kind() == std::io::ErrorKind::StorageFull => Err(full),
+        Err(full) if full.at_cap() => Err(full),
         Err(first) => {
             // The fallback spool is rarely contended: give it a moment even past `until`.
             append_to(
+                paths,
                 &paths.fallback_spool,
                 &buf,
                 until.max(Instant::now() + Duration::from_millis(200)),
                 cap,
                 events,
             )
-            .map_err(|_| first)?;
+            // The data directory's failure is the one to fix, unless the fallback refused the
+            // event at the cap: that is what the person needs to hear.
+            .map_err(|second| if second.at_cap() { second } else { first })?;
             Ok(paths.fallback_spool.clone())
         }
     }
@@ -196,6 +239,7 @@ fn still_at(f: &File, path: &Path) -> bool {
 }
 
 fn append_to(
+    paths: &Paths,
     path: &Path,
     buf: &[u8],
     until: Instant,
@@ -239,16 +283,21 @@ fn append_to(
     // A crash mid-append can leave a last line without its newline; start on a fresh line so the
     // new event is not glued to it (the broken line is rejected on drain, this one survives).
     let len = f.metadata().map_err(err)?.len();
-    if len + buf.len() as u64 + 1 > cap {
-        let counted = count_refused(path, events);
-        let e = std::io::Error::new(
-            std::io::ErrorKind::StorageFull,
-            format!(
-                "the spool is at its cap of {}, so this event was refused{} (ALETHEIA_SPOOL_MAX_MB raises the cap; `aletheia doctor` says why the store is unreachable)",
-                megabytes(cap),
-                if counted.is_ok() { " and counted" } else { "" }
-            ),
-        );
+    // The rest of the spool: the other spool and any file a drain took aside. A drain running
+    // now only moves or removes bytes, so this never undercounts by more than one event.
+    let elsewhere: u64 = pending_files(paths)
+        .iter()
+        .filter(|p| p.as_path() != path)
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    if elsewhere + len + buf.len() as u64 + 1 > cap {
+        let counted = count_refused(paths, events);
+        let e = std::io::Error::other(AtCap(format!(
+            "the spool is at its cap of {}, so this event was refused{} (ALETHEIA_SPOOL_MAX_MB raises the cap; `aletheia doctor` says why the store is unreachable)",
+            megabytes(cap),
+            if counted.is_ok() { " and counted" } else { "" }
+        )));
         return Err(err(e));
     }
     let mut out = Vec::with_capacity(buf.len() + 1);
@@ -307,6 +356,8 @@ pub fn pending_files(paths: &Paths) -> Vec<PathBuf> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Waiting {
     pub events: usize,
+    /// Whether `events` is estimated (a spool too large to count within a hook's time).
+    pub approximate: bool,
     /// Epoch milliseconds of the oldest, when its line says.
     pub since: Option<i64>,
 }
@@ -320,24 +371,30 @@ impl Waiting {
             .map(|at| format!(" since {}", crate::time::iso_utc(at)))
             .unwrap_or_default();
         format!(
-            "Aletheia could not reach its store: {} event(s){since} wait in the spool. Run `aletheia doctor` to fix it.",
+            "Aletheia could not reach its store: {}{} event(s){since} wait in the spool. Run `aletheia doctor` to fix it.",
+            if self.approximate { "about " } else { "" },
             self.events
         )
     }
 }
 
-/// What waits in the spool, or `None` when nothing does. Reads each file's first line (the
-/// oldest: lines are appended) and counts newlines, so even a spool near its cap is read in a
-/// few tens of milliseconds.
+/// A spool file up to this size is counted line by line; past it, the count is estimated from
+/// its first part, so the notice costs a hook a few milliseconds even with a spool at its cap.
+const COUNTED_BYTES: u64 = 4 * 1024 * 1024;
+
+/// What waits in the spool, or `None` when nothing does. The first line of each file is its
+/// oldest (lines are appended).
 pub fn waiting(paths: &Paths) -> Option<Waiting> {
     use std::io::BufRead;
     let mut w = Waiting {
         events: 0,
+        approximate: false,
         since: None,
     };
     for path in pending_files(paths) {
         let Ok(f) = File::open(&path) else { continue };
-        let mut reader = std::io::BufReader::with_capacity(64 * 1024, f);
+        let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut reader = std::io::BufReader::with_capacity(64 * 1024, f.take(COUNTED_BYTES));
         let mut first = String::new();
         if reader.read_line(&mut first).is_err() {
             continue;
@@ -348,14 +405,20 @@ pub fn waiting(paths: &Paths) -> Option<Waiting> {
             w.since = Some(w.since.map_or(at, |s| s.min(at)));
         }
         let mut lines = usize::from(first.ends_with('\n'));
+        let mut read = first.len() as u64;
         loop {
             let chunk = match reader.fill_buf() {
                 Ok([]) | Err(_) => break,
                 Ok(chunk) => chunk,
             };
             lines += chunk.iter().filter(|&&b| b == b'\n').count();
+            read += chunk.len() as u64;
             let n = chunk.len();
             reader.consume(n);
+        }
+        if size > read && read > 0 {
+            lines = (lines as f64 * size as f64 / read as f64).round() as usize;
+            w.approximate = true;
         }
         w.events += lines;
     }
@@ -588,6 +651,105 @@ mod tests {
         assert_eq!(megabytes(256 * 1024 * 1024), "256 MB");
         assert_eq!(megabytes((0.002f64 * 1024.0 * 1024.0) as u64), "0.002 MB");
         assert_eq!(megabytes(1536 * 1024), "1.5 MB");
+    }
+
+    #[test]
+    fn only_the_cap_counts_as_a_refusal_not_a_full_disk() {
+        let disk_full = SpoolError {
+            path: PathBuf::from("spool.jsonl"),
+            source: std::io::Error::from(std::io::ErrorKind::StorageFull),
+        };
+        assert!(
+            !disk_full.at_cap(),
+            "a full disk must go on to the fallback spool"
+        );
+        let refused = SpoolError {
+            path: PathBuf::from("spool.jsonl"),
+            source: std::io::Error::other(AtCap("at its cap".into())),
+        };
+        assert!(refused.at_cap());
+    }
+
+    fn spool_of(paths: &Paths, lines: usize, text: &str) {
+        std::fs::create_dir_all(paths.spool.parent().unwrap()).unwrap();
+        let line = |i: usize| {
+            let m = NewMemory {
+                project: "shop".into(),
+                host: "claude-code".into(),
+                session_id: None,
+                kind: Kind::Prompt,
+                mtype: MemoryType::Note,
+                title: format!("{text} {i}"),
+                text: format!("{text} {i}"),
+                files: vec![],
+                pinned: false,
+                created_at: 1_000 + i as i64,
+            };
+            serde_json::to_string(&SpoolLine::memory(&Redacted::new(m, Redactor::global())))
+                .unwrap()
+        };
+        let all: String = (0..lines).map(|i| line(i) + "\n").collect();
+        std::fs::write(&paths.spool, all).unwrap();
+    }
+
+    #[test]
+    fn a_small_spool_is_counted_a_large_one_estimated() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::within(dir.path());
+        spool_of(&paths, 300, "a prompt");
+        let w = waiting(&paths).unwrap();
+        assert_eq!(
+            (w.events, w.approximate, w.since),
+            (300, false, Some(1_000))
+        );
+        assert!(
+            w.notice().contains(": 300 event(s) since 1970"),
+            "{}",
+            w.notice()
+        );
+
+        // Past the counted part: within a few percent, and said to be an estimate.
+        let n = 60_000;
+        spool_of(
+            &paths,
+            n,
+            "a prompt about the checkout cache and its retries",
+        );
+        assert!(std::fs::metadata(&paths.spool).unwrap().len() > COUNTED_BYTES);
+        let w = waiting(&paths).unwrap();
+        assert!(w.approximate);
+        assert!(w.events.abs_diff(n) < n / 20, "{} for {n}", w.events);
+        assert!(w.notice().contains(": about "), "{}", w.notice());
+    }
+
+    #[test]
+    fn the_cap_covers_files_a_drain_took_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::within(dir.path());
+        spool_of(&paths, 40, "a prompt spooled before a drain was cut short");
+        let aside = paths.spool.with_file_name("draining-1.jsonl");
+        std::fs::rename(&paths.spool, &aside).unwrap();
+        let held = std::fs::metadata(&aside).unwrap().len();
+        let line = |t: &str| SpoolLine::Queue {
+            queue: SpoolQueue {
+                project: "shop".into(),
+                host: "claude-code".into(),
+                session_id: t.into(),
+            },
+            at: 1,
+        };
+        // A cap above what the set-aside file holds, but not above it and one more event.
+        let cap = held + 40;
+        let buf = serde_json::to_vec(&line("s1")).unwrap();
+        let e = append_to(&paths, &paths.spool, &buf, Instant::now(), cap, 1).unwrap_err();
+        assert!(e.at_cap(), "{e}");
+        assert_eq!(refused(&paths).unwrap().events, 1);
+        assert_eq!(
+            std::fs::metadata(&aside).unwrap().len(),
+            held,
+            "nothing held is dropped"
+        );
+        assert!(append_to(&paths, &paths.spool, &buf, Instant::now(), held + 4096, 1).is_ok());
     }
 
     #[test]

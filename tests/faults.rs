@@ -440,6 +440,45 @@ fn a_full_spool_refuses_new_events_counts_them_and_keeps_what_it_holds() {
 }
 
 #[test]
+fn refusals_at_the_temp_spool_cap_are_counted_and_reported_too() {
+    let env = Env::new();
+    chmod(env.dir.path(), 0o755);
+    chmod(&env.tmp(), 0o777);
+    std::fs::create_dir_all(env.data()).unwrap();
+    chmod(&env.data(), 0o555);
+    let mut refused = 0;
+    for i in 0..12 {
+        let text = format!("event {i}: {}", "a long prompt about the cache ".repeat(10));
+        let out = unprivileged(&env)
+            .env("ALETHEIA_SPOOL_MAX_MB", "0.002")
+            .args(["hook", "claude-code", "UserPromptSubmit"])
+            .write_stdin(prompt_payload(&text))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let err = String::from_utf8_lossy(&out.stderr);
+        if err.contains("refused and counted") {
+            refused += 1;
+        } else {
+            assert!(err.contains("spooled to"), "{err}");
+        }
+    }
+    assert!(refused > 0, "the temporary spool never reached its cap");
+    let doctor = unprivileged(&env)
+        .env("ALETHEIA_SPOOL_MAX_MB", "0.002")
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        report.contains(&format!(
+            "{refused} event(s) were lost: the spool was at its cap"
+        )),
+        "{report}"
+    );
+}
+
+#[test]
 fn a_session_start_says_when_events_wait_because_the_store_is_unreachable() {
     let env = Env::new();
     let unreachable = env.dir.path().join("nonexistent/hub.db");

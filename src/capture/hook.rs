@@ -106,6 +106,13 @@ pub fn run(host: &str, event: &str) -> i32 {
         Err(e) if !lines.is_empty() => Some((e.to_string(), spool::append(&paths, &lines))),
         _ => None,
     };
+    // A session start that cannot reach the store says so in its block: otherwise the person
+    // learns of it only when memories turn out to be missing. Read before the run counts as
+    // done, so the deadline covers it too.
+    let notice = match &outcome {
+        Err(_) if capture.context => spool::waiting(&paths).map(|w| w.notice()),
+        _ => None,
+    };
     // Only now is the run done: until here, the watchdog may still spool and exit at the
     // deadline (a line spooled twice is stored once).
     if state
@@ -124,13 +131,6 @@ pub fn run(host: &str, event: &str) -> i32 {
         }
         (Ok(None), _) => {}
         (Err(e), spooled) => {
-            // A session start that cannot reach the store says so in its block: otherwise the
-            // person learns of it only when memories turn out to be missing.
-            let notice = capture
-                .context
-                .then(|| spool::waiting(&paths))
-                .flatten()
-                .map(|w| w.notice());
             match notice
                 .as_deref()
                 .and_then(|n| adapter.context_output(event, n))
@@ -184,13 +184,18 @@ fn start_watchdog(
             .compare_exchange(RUNNING, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
         {
-            if !lines.is_empty() {
-                let _ = spool::append(&paths, &lines);
-            }
+            let spooled = if lines.is_empty() {
+                "nothing to keep".to_owned()
+            } else {
+                match spool::append(&paths, &lines) {
+                    Ok(_) => "the event was spooled".to_owned(),
+                    Err(e) => format!("{e}: this event is lost"),
+                }
+            };
             if let Some(empty) = &empty_stdout {
                 println!("{empty}");
             }
-            eprintln!("aletheia: the hook hit its deadline; the event was spooled");
+            eprintln!("aletheia: the hook hit its deadline; {spooled}.");
             std::process::exit(0);
         }
     });

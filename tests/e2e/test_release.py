@@ -5,21 +5,30 @@ the release's own install script, checked against sha256.sum, installed under a 
 match its checksum installs nothing.
 """
 import functools
+import hashlib
 import http.server
 import json
 import os
 import pathlib
-import platform
 import shutil
 import subprocess
+import tarfile
 import threading
+import tomllib
 
 import pytest
 
 from conftest import need, run
 
-TARGET = {"x86_64": "x86_64-unknown-linux-gnu", "aarch64": "aarch64-unknown-linux-gnu"}[platform.machine()]
-ARCHIVE = f"aletheia-mem-{TARGET}.tar.xz"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
+
+
+def host_archive(files):
+    """The archive scripts/test built: this machine's (dist names it for the host's target)."""
+    archives = sorted(p.name for p in files.glob("aletheia-mem-*.tar.xz"))
+    assert len(archives) == 1, f"expected this machine's archive alone in {files}: {archives}"
+    return archives[0]
 
 
 @pytest.fixture
@@ -47,11 +56,11 @@ def install(files, url, prefix):
 
 def test_the_release_installs_and_runs(release, tmp_path):
     files, url = release
-    assert ARCHIVE in (files / "sha256.sum").read_text(), "the release's checksums do not list this machine's archive"
+    assert host_archive(files) in (files / "sha256.sum").read_text(), "the checksums do not list the archive"
     prefix = tmp_path / "prefix"
     done = install(files, url, prefix)
     assert done.returncode == 0, done.stderr
-    assert "Installed aletheia 0.1.0 (commit " in done.stdout, done.stdout
+    assert f"Installed aletheia {VERSION} (commit " in done.stdout, done.stdout
     assert f"Add {prefix}/bin to your PATH." in done.stdout
 
     bin_ = prefix / "bin" / "aletheia"
@@ -82,14 +91,15 @@ def test_the_release_installs_and_runs(release, tmp_path):
 
 def test_an_archive_that_fails_its_checksum_installs_nothing(release, tmp_path):
     files, url = release
-    archive = files / ARCHIVE
+    name = host_archive(files)
+    archive = files / name
     data = bytearray(archive.read_bytes())
     data[len(data) // 2] ^= 0xFF
     archive.write_bytes(bytes(data))
     prefix = tmp_path / "prefix"
     done = install(files, url, prefix)
     assert done.returncode != 0
-    assert f"{ARCHIVE} does not match its checksum" in done.stderr, done.stderr
+    assert f"{name} does not match its checksum" in done.stderr, done.stderr
     assert "nothing was installed" in done.stderr
     assert not (prefix / "bin" / "aletheia").exists()
     assert not prefix.exists() or not any(prefix.rglob("*"))
@@ -101,3 +111,25 @@ def test_an_address_without_a_release_says_so(release, tmp_path):
     assert done.returncode != 0
     assert done.stderr.startswith("aletheia install: cannot fetch sha256.sum from "), done.stderr
     assert done.stderr.count("\n") == 1
+
+
+def test_a_binary_that_cannot_run_here_installs_nothing(release, tmp_path):
+    """An archive that checks out but holds a binary this machine cannot run (another libc, a
+    wrong --target) is refused before anything is replaced."""
+    files, url = release
+    name = host_archive(files)
+    top = name.removesuffix(".tar.xz")
+    broken = tmp_path / top
+    (broken / "completions").mkdir(parents=True)
+    (broken / "aletheia").write_text("#!/bin/sh\necho 'cannot execute binary file: Exec format error' >&2\nexit 126\n")
+    (broken / "aletheia").chmod(0o755)
+    with tarfile.open(files / name, "w:xz") as tar:
+        tar.add(broken, arcname=top)
+    digest = hashlib.sha256((files / name).read_bytes()).hexdigest()
+    (files / "sha256.sum").write_text(f"{digest} *{name}\n")
+    prefix = tmp_path / "prefix"
+    done = install(files, url, prefix)
+    assert done.returncode != 0
+    assert f"the binary in {name} does not run here" in done.stderr, done.stderr
+    assert "Exec format error" in done.stderr and "nothing was installed" in done.stderr
+    assert not (prefix / "bin" / "aletheia").exists()
