@@ -401,24 +401,9 @@ fn a_full_spool_refuses_new_events_counts_them_and_keeps_what_it_holds() {
         "what was spooled is all still there"
     );
 
-    let doctor = env
-        .cmd()
-        .env("ALETHEIA_HUB_DB", &unreachable)
-        .env("ALETHEIA_SPOOL_MAX_MB", "0.002")
-        .arg("doctor")
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&doctor.stdout);
-    assert!(
-        report.contains(&format!(
-            "{refused} event(s) were lost: the spool was at its cap"
-        )),
-        "{report}"
-    );
-    assert!(
-        report.contains(&format!("{refused} refused at the cap")),
-        "{report}"
-    );
+    let mut doctor = env.cmd();
+    doctor.env("ALETHEIA_HUB_DB", &unreachable);
+    assert_doctor_counts_refused(doctor, refused);
 
     // Once the store is back, every spooled event comes in once, and the count stays for the
     // person to read.
@@ -464,16 +449,26 @@ fn refusals_at_the_temp_spool_cap_are_counted_and_reported_too() {
         }
     }
     assert!(refused > 0, "the temporary spool never reached its cap");
-    let doctor = unprivileged(&env)
+    assert_doctor_counts_refused(unprivileged(&env), refused);
+}
+
+/// `doctor`, run with a spool cap of 0.002 MB, names the refused events as a problem and on its
+/// spool line.
+fn assert_doctor_counts_refused(mut doctor: assert_cmd::Command, refused: usize) {
+    let out = doctor
         .env("ALETHEIA_SPOOL_MAX_MB", "0.002")
         .arg("doctor")
         .output()
         .unwrap();
-    let report = String::from_utf8_lossy(&doctor.stdout);
+    let report = String::from_utf8_lossy(&out.stdout);
     assert!(
         report.contains(&format!(
             "{refused} event(s) were lost: the spool was at its cap"
         )),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("{refused} refused at the cap")),
         "{report}"
     );
 }
