@@ -104,8 +104,9 @@ struct AtCap(String);
 /// fill the disk.
 pub const DEFAULT_CAP_MB: f64 = 256.0;
 
-/// The cap on everything spooled (both spools and the files a drain took aside), in bytes: `ALETHEIA_SPOOL_MAX_MB` (a positive number of MB,
-/// fractions allowed), else [`DEFAULT_CAP_MB`].
+/// The cap on everything spooled (both spools and the files a drain took aside), in bytes:
+/// `ALETHEIA_SPOOL_MAX_MB` (a positive number of MB, fractions allowed), else
+/// [`DEFAULT_CAP_MB`].
 pub fn cap_bytes() -> u64 {
     let mb = std::env::var("ALETHEIA_SPOOL_MAX_MB")
         .ok()
@@ -385,7 +386,6 @@ const COUNTED_BYTES: u64 = 4 * 1024 * 1024;
 /// What waits in the spool, or `None` when nothing does. The first line of each file is its
 /// oldest (lines are appended).
 pub fn waiting(paths: &Paths) -> Option<Waiting> {
-    use std::io::BufRead;
     let mut w = Waiting {
         events: 0,
         approximate: false,
@@ -394,30 +394,19 @@ pub fn waiting(paths: &Paths) -> Option<Waiting> {
     for path in pending_files(paths) {
         let Ok(f) = File::open(&path) else { continue };
         let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-        let mut reader = std::io::BufReader::with_capacity(64 * 1024, f.take(COUNTED_BYTES));
-        let mut first = String::new();
-        if reader.read_line(&mut first).is_err() {
+        let mut head = Vec::new();
+        if f.take(COUNTED_BYTES).read_to_end(&mut head).is_err() || head.is_empty() {
             continue;
         }
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&first)
+        let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(first)
             && let Some(at) = v["at"].as_i64()
         {
             w.since = Some(w.since.map_or(at, |s| s.min(at)));
         }
-        let mut lines = usize::from(first.ends_with('\n'));
-        let mut read = first.len() as u64;
-        loop {
-            let chunk = match reader.fill_buf() {
-                Ok([]) | Err(_) => break,
-                Ok(chunk) => chunk,
-            };
-            lines += chunk.iter().filter(|&&b| b == b'\n').count();
-            read += chunk.len() as u64;
-            let n = chunk.len();
-            reader.consume(n);
-        }
-        if size > read && read > 0 {
-            lines = (lines as f64 * size as f64 / read as f64).round() as usize;
+        let mut lines = head.iter().filter(|&&b| b == b'\n').count();
+        if size > head.len() as u64 {
+            lines = (lines as f64 * size as f64 / head.len() as f64).round() as usize;
             w.approximate = true;
         }
         w.events += lines;

@@ -131,16 +131,12 @@ pub fn run(host: &str, event: &str) -> i32 {
         }
         (Ok(None), _) => {}
         (Err(e), spooled) => {
-            match notice
+            let out = notice
                 .as_deref()
                 .and_then(|n| adapter.context_output(event, n))
-            {
-                Some(out) => println!("{out}"),
-                None => {
-                    if let Some(empty) = &adapter.empty_stdout {
-                        println!("{empty}");
-                    }
-                }
+                .or_else(|| adapter.empty_stdout.clone());
+            if let Some(out) = out {
+                println!("{out}");
             }
             let notice = notice.map(|n| format!(" {n}")).unwrap_or_default();
             match spooled {

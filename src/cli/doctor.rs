@@ -76,7 +76,7 @@ struct SpoolReport {
     lines_waiting: usize,
     oldest_waiting: Option<String>,
     rejected_files: Vec<PathBuf>,
-    /// The cap on each spool file (`ALETHEIA_SPOOL_MAX_MB`), in bytes.
+    /// The cap on everything spooled (`ALETHEIA_SPOOL_MAX_MB`), in bytes.
     cap_bytes: u64,
     /// Events the spool refused at its cap, ever (`refused.json` beside the spool).
     refused: Option<spool::Refused>,
