@@ -37,7 +37,7 @@ fi
 if [ -z "$from" ]; then
   # Run from a file (not piped into sh) beside the release's files: install those.
   here=""
-  [ -f "$0" ] && here="$(cd "$(dirname "$0")" && pwd)"
+  [ -f "$0" ] && here="$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd)"
   if [ -n "$here" ] && [ -f "$here/sha256.sum" ]; then
     from="$here"
   else
@@ -87,7 +87,8 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT
+trap 'exit 143' TERM
 fetch sha256.sum || die "cannot fetch sha256.sum from $from ($why): is that the release's download address?"
 
 # The checksum listed for a file name, exactly (lines are "<sha256> *<name>" or "<sha256>  <name>").
@@ -114,7 +115,11 @@ version="$("$dir/aletheia" --version 2>&1)" \
 
 # Each file goes in under a temporary name, then is renamed over the old one, so a running
 # hook never sees a half-written binary.
-put() { mkdir -p "$(dirname "$2")" && cp "$1" "$2.new" && chmod "$3" "$2.new" && mv -f "$2.new" "$2"; }
+put() {
+  { mkdir -p "$(dirname "$2")" && cp "$1" "$2.new" && chmod "$3" "$2.new" && mv -f "$2.new" "$2"; } 2>/dev/null \
+    || { rm -f "$2.new"; die "cannot write $2: choose a folder you can write with --prefix DIR"; }
+}
+[ -f "$dir/man/aletheia.1" ] || die "$archive holds no manual pages: nothing was installed"
 put "$dir/aletheia" "$prefix/bin/aletheia" 755
 put "$dir/completions/aletheia.bash" "$prefix/share/bash-completion/completions/aletheia" 644
 put "$dir/completions/_aletheia" "$prefix/share/zsh/site-functions/_aletheia" 644

@@ -125,20 +125,26 @@ pub struct Refused {
     /// Epoch milliseconds of the first and the latest refusal.
     pub first_at: i64,
     pub last_at: i64,
+    /// The cap in force at the latest refusal, in bytes (the hook's environment may set another
+    /// than the one `aletheia doctor` runs with).
+    #[serde(default)]
+    pub cap_bytes: u64,
 }
 
 /// The record of refused events, if any event was ever refused: the data directory's, plus the
 /// temporary directory's (kept there only while the data directory could not be written).
 pub fn refused(paths: &Paths) -> Option<Refused> {
-    let read = |spool: &Path| -> Option<Refused> {
-        let text = std::fs::read_to_string(refused_path(spool)).ok()?;
-        serde_json::from_str(&text).ok()
-    };
+    let read = |spool: &Path| first_record(&std::fs::read_to_string(refused_path(spool)).ok()?);
     match (read(&paths.spool), read(&paths.fallback_spool)) {
         (Some(a), Some(b)) => Some(Refused {
             events: a.events + b.events,
             first_at: a.first_at.min(b.first_at),
             last_at: a.last_at.max(b.last_at),
+            cap_bytes: if a.last_at >= b.last_at {
+                a.cap_bytes
+            } else {
+                b.cap_bytes
+            },
         }),
         (a, b) => a.or(b),
     }
@@ -148,16 +154,18 @@ fn refused_path(spool: &Path) -> PathBuf {
     spool.with_file_name("refused.json")
 }
 
-/// Count `events` more refused events, whichever spool refused them, in the data directory's
-/// record, or the temporary directory's when the data directory cannot be written.
-fn count_refused(paths: &Paths, events: u64) -> std::io::Result<()> {
-    count_refused_in(&refused_path(&paths.spool), events)
-        .or_else(|_| count_refused_in(&refused_path(&paths.fallback_spool), events))
+/// Count one more refused event, whichever spool refused it, in the data directory's record, or
+/// the temporary directory's when the data directory cannot be written.
+fn count_refused(paths: &Paths, cap: u64, until: Instant) -> std::io::Result<()> {
+    count_refused_in(&refused_path(&paths.spool), cap, until)
+        .or_else(|_| count_refused_in(&refused_path(&paths.fallback_spool), cap, until))
 }
 
-/// Add to the record at `path` under its own lock: hooks refused by either spool (each under
-/// a different spool lock) never lose each other's count.
-fn count_refused_in(path: &Path, events: u64) -> std::io::Result<()> {
+/// Add one to the record at `path` under its own lock (hooks refused by either spool hold
+/// different spool locks), waiting for that lock until `until` at most. The record is rewritten
+/// in place and read back as its first JSON value, so a hook killed mid-write leaves at worst a
+/// stale tail that the next count overwrites, never an empty record.
+fn count_refused_in(path: &Path, cap: u64, until: Instant) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         create_private_dir(dir)?;
     }
@@ -167,20 +175,44 @@ fn count_refused_in(path: &Path, events: u64) -> std::io::Result<()> {
         .create(true)
         .truncate(false)
         .open(path)?;
-    f.lock()?;
+    loop {
+        match f.try_lock() {
+            Ok(()) => break,
+            Err(std::fs::TryLockError::WouldBlock) if Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(2))
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "the count of refused events stayed locked",
+                ));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+    }
     let mut text = String::new();
     f.read_to_string(&mut text)?;
     let now = crate::time::now_ms();
-    let mut r: Refused = serde_json::from_str(&text).unwrap_or(Refused {
+    let mut r = first_record(&text).unwrap_or(Refused {
         first_at: now,
         ..Refused::default()
     });
-    r.events += events;
+    r.events += 1;
     r.last_at = now;
-    f.set_len(0)?;
+    r.cap_bytes = cap;
+    let bytes = serde_json::to_vec(&r).expect("a count serializes");
     f.seek(SeekFrom::Start(0))?;
-    f.write_all(&serde_json::to_vec(&r).expect("a count serializes"))?;
+    f.write_all(&bytes)?;
+    f.set_len(bytes.len() as u64)?;
     f.sync_data()
+}
+
+/// The first JSON value of a refused-events record, ignoring whatever follows it.
+fn first_record(text: &str) -> Option<Refused> {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<Refused>()
+        .next()?
+        .ok()
 }
 
 /// Append lines to the spool in the data directory, or, when that cannot be written, to the
@@ -206,8 +238,7 @@ pub fn append_until(
         buf.push(b'\n');
     }
     let cap = cap_bytes();
-    let events = lines.len() as u64;
-    match append_to(paths, &paths.spool, &buf, until, cap, events) {
+    match append_to(paths, &paths.spool, &buf, until, cap) {
         Ok(()) => Ok(paths.spool.clone()),
         // The cap is the user's limit on the whole spool: the temporary spool is for a data
         // directory that cannot be written, not a second allowance.
@@ -220,7 +251,6 @@ pub fn append_until(
                 &buf,
                 until.max(Instant::now() + Duration::from_millis(200)),
                 cap,
-                events,
             )
             // The data directory's failure is the one to fix, unless the fallback refused the
             // event at the cap: that is what the person needs to hear.
@@ -245,7 +275,6 @@ fn append_to(
     buf: &[u8],
     until: Instant,
     cap: u64,
-    events: u64,
 ) -> Result<(), SpoolError> {
     let err = |source| SpoolError {
         path: path.to_owned(),
@@ -293,9 +322,14 @@ fn append_to(
         .map(|m| m.len())
         .sum();
     if elsewhere + len + buf.len() as u64 + 1 > cap {
-        let counted = count_refused(paths, events);
+        // One hook run is one event, whether it spools a memory, a queued session or both.
+        let counted = count_refused(
+            paths,
+            cap,
+            until.max(Instant::now() + Duration::from_millis(100)),
+        );
         let e = std::io::Error::other(AtCap(format!(
-            "the spool is at its cap of {}, so this event was refused{} (ALETHEIA_SPOOL_MAX_MB raises the cap; `aletheia doctor` says why the store is unreachable)",
+            "the spool is at its cap of {}, so this event was refused{}: run `aletheia doctor` to see why the store is unreachable, or raise ALETHEIA_SPOOL_MAX_MB",
             megabytes(cap),
             if counted.is_ok() { " and counted" } else { "" }
         )));
@@ -730,7 +764,7 @@ mod tests {
         // A cap above what the set-aside file holds, but not above it and one more event.
         let cap = held + 40;
         let buf = serde_json::to_vec(&line("s1")).unwrap();
-        let e = append_to(&paths, &paths.spool, &buf, Instant::now(), cap, 1).unwrap_err();
+        let e = append_to(&paths, &paths.spool, &buf, Instant::now(), cap).unwrap_err();
         assert!(e.at_cap(), "{e}");
         assert_eq!(refused(&paths).unwrap().events, 1);
         assert_eq!(
@@ -738,7 +772,44 @@ mod tests {
             held,
             "nothing held is dropped"
         );
-        assert!(append_to(&paths, &paths.spool, &buf, Instant::now(), held + 4096, 1).is_ok());
+        assert!(append_to(&paths, &paths.spool, &buf, Instant::now(), held + 4096).is_ok());
+    }
+
+    #[test]
+    fn a_refusal_record_left_with_a_stale_tail_keeps_its_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::within(dir.path());
+        let record = refused_path(&paths.spool);
+        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        // A longer record cut short by a kill between the rewrite and the truncation.
+        std::fs::write(
+            &record,
+            r#"{"events":41,"first_at":5,"last_at":9,"cap_bytes":1024}1234,"cap_bytes":99}"#,
+        )
+        .unwrap();
+        let soon = Instant::now() + Duration::from_millis(100);
+        count_refused_in(&record, 2048, soon).unwrap();
+        let r = refused(&paths).unwrap();
+        assert_eq!((r.events, r.first_at, r.cap_bytes), (42, 5, 2048));
+        assert!(r.last_at > 9);
+        assert_eq!(
+            std::fs::read_to_string(&record).unwrap(),
+            serde_json::to_string(&r).unwrap(),
+            "the stale tail is gone"
+        );
+    }
+
+    #[test]
+    fn a_refusal_count_never_waits_past_its_time_for_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::within(dir.path());
+        let record = refused_path(&paths.spool);
+        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        let held = File::create(&record).unwrap();
+        held.lock().unwrap();
+        let e =
+            count_refused_in(&record, 1, Instant::now() + Duration::from_millis(20)).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
     }
 
     #[test]

@@ -532,6 +532,13 @@ fn a_session_start_says_when_events_wait_because_the_store_is_unreachable() {
         .write_stdin(start.to_string())
         .output()
         .unwrap();
-    assert!(!String::from_utf8_lossy(&out.stdout).contains("could not reach"));
+    let stdout: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let block = stdout["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        !block.is_empty() && !block.contains("could not reach"),
+        "{block}"
+    );
     assert_eq!(env.count(), 500);
 }

@@ -14,6 +14,21 @@ fn the_version_names_the_commit_and_the_store_schema() {
     let line = String::from_utf8(out.stdout).unwrap();
     let expected_start = format!("aletheia {} (commit ", env!("CARGO_PKG_VERSION"));
     assert!(line.starts_with(&expected_start), "{line}");
+    // Built in this checkout, the commit is its HEAD (CI builds a clean clone; a tree with
+    // edits says so after the commit).
+    let root = env!("CARGO_MANIFEST_DIR");
+    let head = Command::new("git")
+        .args(["-C", root, "rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    if let Some(head) = head {
+        let head = String::from_utf8(head.stdout).unwrap();
+        assert!(
+            line.starts_with(&format!("{expected_start}{}", head.trim())),
+            "{line} is not built from HEAD {head}"
+        );
+    }
     let schema = aletheia::store::schema::CURRENT_VERSION;
     assert!(
         line.trim_end()

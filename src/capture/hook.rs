@@ -5,7 +5,8 @@
 //! Whatever goes wrong, the record goes to the spool and the process exits 0. A watchdog thread
 //! enforces a hard deadline on the whole run: past it, the record is spooled and the process
 //! exits 0 even if SQLite is stuck. If the store commits at the same moment, the spooled copy is
-//! a duplicate the next drain ignores.
+//! a duplicate the next drain ignores. Once the run itself has begun to spool, the watchdog
+//! leaves that to it, so an event is never spooled (or refused and counted) twice.
 
 use super::adapter::{self, Adapter, Capture};
 use crate::config::Paths;
@@ -13,8 +14,8 @@ use crate::redact::{Redacted, Redactor};
 use crate::spool::{self, SpoolLine, SpoolQueue};
 use crate::store::{OpenOptions, Store, StoreError};
 use std::io::Read;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The default hard deadline for one hook run (`ALETHEIA_HOOK_DEADLINE_MS` overrides).
@@ -23,9 +24,14 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_millis(1000);
 /// The most payload read from stdin; the rest is left unread.
 const MAX_PAYLOAD: u64 = 64 * 1024 * 1024;
 
+/// Where a run is, for the watchdog: it spools only a run that has not begun to spool itself.
 const RUNNING: u8 = 0;
 const FINISHED: u8 = 1;
 const TIMED_OUT: u8 = 2;
+/// The run is appending to the spool (each lock it waits for is bounded).
+const SPOOLING: u8 = 3;
+/// The run has spooled (or was refused) and is reading the session-start notice.
+const SPOOLED: u8 = 4;
 
 /// Run the hook. Always returns exit code 0: the host must never see us fail.
 pub fn run(host: &str, event: &str) -> i32 {
@@ -85,13 +91,18 @@ pub fn run(host: &str, event: &str) -> i32 {
     }
 
     let state = Arc::new(AtomicU8::new(RUNNING));
+    // What the run's own spooling came to, for the watchdog to say if the deadline falls after it.
+    let spool_outcome = Arc::new(OnceLock::new());
     let deadline = started + deadline();
     start_watchdog(
         deadline,
-        state.clone(),
-        paths.clone(),
-        lines.clone(),
-        adapter.empty_stdout.clone(),
+        Watched {
+            state: state.clone(),
+            spool_outcome: spool_outcome.clone(),
+            paths: paths.clone(),
+            lines: lines.clone(),
+            empty_stdout: adapter.empty_stdout.clone(),
+        },
     );
 
     let outcome = store_and_recall(
@@ -103,7 +114,16 @@ pub fn run(host: &str, event: &str) -> i32 {
         deadline,
     );
     let spooled = match &outcome {
-        Err(e) if !lines.is_empty() => Some((e.to_string(), spool::append(&paths, &lines))),
+        Err(e) if !lines.is_empty() => {
+            advance(&state, RUNNING, SPOOLING);
+            let spooled = spool::append(&paths, &lines);
+            let _ = spool_outcome.set(match &spooled {
+                Ok(_) => "the event was spooled".to_owned(),
+                Err(se) => refusal(se),
+            });
+            state.store(SPOOLED, Ordering::SeqCst);
+            Some((e.to_string(), spooled))
+        }
         _ => None,
     };
     // A session start that cannot reach the store says so in its block: otherwise the person
@@ -113,16 +133,14 @@ pub fn run(host: &str, event: &str) -> i32 {
         Err(_) if capture.context => spool::waiting(&paths).map(|w| w.notice()),
         _ => None,
     };
-    // Only now is the run done: until here, the watchdog may still spool and exit at the
-    // deadline (a line spooled twice is stored once).
-    if state
-        .compare_exchange(RUNNING, FINISHED, Ordering::SeqCst, Ordering::SeqCst)
-        .is_err()
-    {
-        loop {
-            std::thread::park();
-        }
-    }
+    // Only now is the run done: until here, the watchdog may still exit at the deadline (and
+    // spool, if the run had not begun to).
+    let now = state.load(Ordering::SeqCst);
+    advance(
+        &state,
+        if now == SPOOLED { SPOOLED } else { RUNNING },
+        FINISHED,
+    );
     match (outcome, spooled) {
         (Ok(Some(block)), _) => {
             if let Some(out) = adapter.context_output(event, &block) {
@@ -143,9 +161,7 @@ pub fn run(host: &str, event: &str) -> i32 {
                 Some((e, Ok(p))) => {
                     eprintln!("aletheia: {e}; spooled to {}.{notice}", p.display())
                 }
-                Some((e, Err(se))) => {
-                    eprintln!("aletheia: {e}; and {se}: this event is lost.{notice}")
-                }
+                Some((e, Err(se))) => eprintln!("aletheia: {e}; {}.{notice}", refusal(&se)),
                 None => eprintln!("aletheia: {e}.{notice}"),
             }
         }
@@ -161,13 +177,39 @@ fn deadline() -> Duration {
         .unwrap_or(DEFAULT_DEADLINE)
 }
 
-fn start_watchdog(
-    deadline: Instant,
+/// Move the run from `from` to `to`, unless the watchdog has taken it over: then this thread
+/// waits for the watchdog to end the process.
+fn advance(state: &AtomicU8, from: u8, to: u8) {
+    if state
+        .compare_exchange(from, to, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
+/// What the hook says when it could not spool an event: a spool at its cap refused it on
+/// purpose (and counted it), anything else is a failed write.
+fn refusal(e: &spool::SpoolError) -> String {
+    if e.at_cap() {
+        e.source.to_string()
+    } else {
+        format!("and {e}: this event is lost")
+    }
+}
+
+/// What the watchdog needs to finish a run at its deadline.
+struct Watched {
     state: Arc<AtomicU8>,
+    spool_outcome: Arc<OnceLock<String>>,
     paths: Paths,
     lines: Vec<SpoolLine>,
     empty_stdout: Option<String>,
-) {
+}
+
+fn start_watchdog(deadline: Instant, w: Watched) {
     std::thread::spawn(move || {
         loop {
             let now = Instant::now();
@@ -176,24 +218,35 @@ fn start_watchdog(
             }
             std::thread::park_timeout(deadline - now);
         }
-        if state
-            .compare_exchange(RUNNING, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
-        {
-            let spooled = if lines.is_empty() {
-                "nothing to keep".to_owned()
-            } else {
-                match spool::append(&paths, &lines) {
-                    Ok(_) => "the event was spooled".to_owned(),
-                    Err(e) => format!("{e}: this event is lost"),
+        let spooled = loop {
+            match w
+                .state
+                .compare_exchange(RUNNING, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst)
+            {
+                Ok(_) if w.lines.is_empty() => break "nothing to keep".to_owned(),
+                Ok(_) => match spool::append(&w.paths, &w.lines) {
+                    Ok(_) => break "the event was spooled".to_owned(),
+                    Err(e) => break refusal(&e),
+                },
+                // The run is appending the event itself: its lock waits are bounded, so wait
+                // for it rather than append a second copy.
+                Err(SPOOLING) => std::thread::sleep(Duration::from_millis(1)),
+                Err(SPOOLED)
+                    if w.state
+                        .compare_exchange(SPOOLED, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok() =>
+                {
+                    break w.spool_outcome.get().cloned().unwrap_or_default();
                 }
-            };
-            if let Some(empty) = &empty_stdout {
-                println!("{empty}");
+                Err(SPOOLED) => {}
+                Err(_) => return,
             }
-            eprintln!("aletheia: the hook hit its deadline; {spooled}.");
-            std::process::exit(0);
+        };
+        if let Some(empty) = &w.empty_stdout {
+            println!("{empty}");
         }
+        eprintln!("aletheia: the hook hit its deadline; {spooled}.");
+        std::process::exit(0);
     });
 }
 

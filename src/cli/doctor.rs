@@ -400,18 +400,29 @@ fn check_spool(paths: &Paths, r: &mut Report) {
     r.spool.cap_bytes = spool::cap_bytes();
     r.spool.refused = spool::refused(paths);
     if let Some(refused) = r.spool.refused.clone() {
+        // The cap the hooks ran with, which their host may set apart from this shell.
+        let cap = match refused.cap_bytes {
+            0 => r.spool.cap_bytes,
+            cap => cap,
+        };
+        let records: Vec<String> = [&paths.spool, &paths.fallback_spool]
+            .iter()
+            .map(|s| s.with_file_name("refused.json"))
+            .filter(|p| p.exists())
+            .map(|p| p.display().to_string())
+            .collect();
         problem(
             r,
             format!(
                 "{} event(s) were lost: the spool was at its cap of {} (first {}, last {})",
                 refused.events,
-                spool::megabytes(r.spool.cap_bytes),
+                spool::megabytes(cap),
                 crate::time::iso_utc(refused.first_at),
                 crate::time::iso_utc(refused.last_at)
             ),
             format!(
                 "make the store reachable, raise ALETHEIA_SPOOL_MAX_MB if the cap is too small, then delete {} to clear this",
-                paths.spool.with_file_name("refused.json").display()
+                records.join(" and ")
             ),
         );
     }

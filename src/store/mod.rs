@@ -155,9 +155,12 @@ impl Store {
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
             .map_err(err)?;
         if let Some(bytes) = opts.map_bytes {
-            // The pragma answers with the size it settled on; a plain execute would refuse that.
-            conn.query_row(&format!("PRAGMA mmap_size = {bytes}"), [], |_| Ok(()))
-                .map_err(err)?;
+            // The pragma answers with the size it settled on (a plain execute would refuse
+            // that), or with nothing on a file system SQLite cannot map at all.
+            match conn.query_row(&format!("PRAGMA mmap_size = {bytes}"), [], |_| Ok(())) {
+                Ok(()) | Err(rusqlite::Error::QueryReturnedNoRows) => {}
+                Err(e) => return Err(err(e)),
+            }
         }
         let mut store = Store {
             conn,

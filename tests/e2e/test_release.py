@@ -133,3 +133,13 @@ def test_a_binary_that_cannot_run_here_installs_nothing(release, tmp_path):
     assert f"the binary in {name} does not run here" in done.stderr, done.stderr
     assert "Exec format error" in done.stderr and "nothing was installed" in done.stderr
     assert not (prefix / "bin" / "aletheia").exists()
+
+
+def test_a_prefix_that_cannot_be_written_says_so_in_one_line(release, tmp_path):
+    files, url = release
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    done = install(files, url, blocker / "prefix")
+    assert done.returncode != 0
+    assert done.stderr.startswith(f"aletheia install: cannot write {blocker}/prefix/bin/aletheia: "), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
