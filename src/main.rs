@@ -8,7 +8,20 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "aletheia", version, about = "A memory for AI coding agents.")]
+#[command(
+    name = "aletheia",
+    version,
+    about = "A memory for AI coding agents.",
+    long_about = "A memory for AI coding agents.\n\n\
+        Each host (Claude Code, Cursor, Codex, Gemini CLI, Windsurf, OpenCode, Command Code) runs \
+        `aletheia hook <tool> <event>` from its hooks: the event is redacted and stored in a local \
+        SQLite file, or spooled when the store cannot be reached, and the hook always exits 0. \
+        Finished sessions are compressed into facts and summaries, each new session starts with a \
+        short block of what mattered, and `aletheia mcp` or `aletheia server` gives any MCP client \
+        the same store.\n\n\
+        Start with `aletheia connect <tool>`, then `aletheia install <tool> --write`; \
+        `aletheia doctor` says what to fix."
+)]
 struct Cli {
     /// Print the result as JSON (times in UTC epoch milliseconds) instead of text.
     #[arg(long, global = true)]
@@ -160,14 +173,17 @@ fn main() -> ExitCode {
         }
         // The pages carry the plain version, not the commit: the release archives ship copies
         // checked against this output, which would otherwise differ at every commit.
-        Command::Man { dir: None } => clap_mangen::Man::new(Cli::command())
-            .render(&mut std::io::stdout())
-            .map_err(Into::into),
-        Command::Man { dir: Some(dir) } => std::fs::create_dir_all(&dir)
-            .and_then(|()| clap_mangen::generate_to(Cli::command(), &dir))
-            .map_err(|e| {
+        Command::Man { dir: None } => {
+            let mut page = Vec::new();
+            cli::manual::top(&cli::manual::built(Cli::command()), &mut page)
+                .and_then(|()| std::io::Write::write_all(&mut std::io::stdout(), &page))
+                .map_err(Into::into)
+        }
+        Command::Man { dir: Some(dir) } => {
+            cli::manual::write_dir(Cli::command(), &dir).map_err(|e| {
                 anyhow::anyhow!("cannot write the manual pages into {}: {e}", dir.display())
-            }),
+            })
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

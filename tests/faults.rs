@@ -452,25 +452,31 @@ fn refusals_at_the_temp_spool_cap_are_counted_and_reported_too() {
     assert_doctor_counts_refused(unprivileged(&env), refused);
 }
 
-/// `doctor`, run with a spool cap of 0.002 MB, names the refused events as a problem and on its
-/// spool line.
+/// `doctor` names the refused events as a problem and on its spool line, with the cap of 0.002
+/// MB the hooks ran with, though doctor itself runs with the default cap.
 fn assert_doctor_counts_refused(mut doctor: assert_cmd::Command, refused: usize) {
     let out = doctor
-        .env("ALETHEIA_SPOOL_MAX_MB", "0.002")
+        .env_remove("ALETHEIA_SPOOL_MAX_MB")
         .arg("doctor")
         .output()
         .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "lost events are a problem to fix"
+    );
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(
         report.contains(&format!(
-            "{refused} event(s) were lost: the spool was at its cap"
+            "{refused} event(s) were lost: the spool was at its cap of 0.002 MB"
         )),
         "{report}"
     );
     assert!(
-        report.contains(&format!("{refused} refused at the cap")),
+        report.contains(&format!("{refused} refused at the cap of 0.002 MB")),
         "{report}"
     );
+    assert!(report.contains("refused.json to clear this"), "{report}");
 }
 
 #[test]

@@ -93,6 +93,25 @@ fn the_manual_pages_render_and_name_every_command() {
         );
     }
     let top = env.cmd().arg("man").output().unwrap();
+    assert!(
+        top.stdout == std::fs::read(dir.join("aletheia.1")).unwrap(),
+        "`aletheia man` prints another top page than `aletheia man --dir` writes"
+    );
+    let rendered = Command::new("man")
+        .arg("-l")
+        .arg(dir.join("aletheia.1"))
+        .env("MANPAGER", "cat")
+        .env("MANWIDTH", "100")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&rendered.stdout);
+    for heading in ["ENVIRONMENT", "FILES", "EXIT STATUS", "VERSION"] {
+        assert!(
+            text.lines().any(|l| l == heading),
+            "the top page has no {heading} section: {text}"
+        );
+    }
+    assert!(text.contains("ALETHEIA_SPOOL_MAX_MB"), "{text}");
     let roff = String::from_utf8(top.stdout).unwrap();
     for command in [
         "aletheia\\-search",

@@ -25,7 +25,7 @@ function __fish_aletheia_using_subcommand
 end
 
 complete -c aletheia -n "__fish_aletheia_needs_command" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
-complete -c aletheia -n "__fish_aletheia_needs_command" -s h -l help -d 'Print help'
+complete -c aletheia -n "__fish_aletheia_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aletheia -n "__fish_aletheia_needs_command" -s V -l version -d 'Print version'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "hook" -d 'Run as a host hook: read one JSON payload on stdin (always exits 0)'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "mcp" -d 'Serve the MCP tools over stdio'

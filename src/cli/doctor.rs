@@ -401,10 +401,9 @@ fn check_spool(paths: &Paths, r: &mut Report) {
     r.spool.refused = spool::refused(paths);
     if let Some(refused) = r.spool.refused.clone() {
         // The cap the hooks ran with, which their host may set apart from this shell.
-        let cap = match refused.cap_bytes {
-            0 => r.spool.cap_bytes,
-            cap => cap,
-        };
+        let cap = Some(refused.cap_bytes)
+            .filter(|&cap| cap > 0)
+            .unwrap_or(r.spool.cap_bytes);
         let records: Vec<String> = [&paths.spool, &paths.fallback_spool]
             .iter()
             .map(|s| s.with_file_name("refused.json"))
@@ -695,7 +694,15 @@ fn print_text(r: &Report) {
             .unwrap_or_default(),
         r.spool.rejected_files.len(),
         r.spool.refused.as_ref().map_or(0, |x| x.events),
-        spool::megabytes(r.spool.cap_bytes)
+        // The cap that refused them, which the hooks' environment may set apart from this one.
+        spool::megabytes(
+            r.spool
+                .refused
+                .as_ref()
+                .map(|x| x.cap_bytes)
+                .filter(|&cap| cap > 0)
+                .unwrap_or(r.spool.cap_bytes)
+        )
     );
     // A connected host's last event is on its own line below; these are tools that sent
     // events without an install this report can see (hooks written by hand elsewhere, say).

@@ -17,6 +17,7 @@ pub mod index;
 pub mod install;
 pub mod items;
 pub mod list;
+pub mod manual;
 pub mod model;
 pub mod observations;
 pub mod redact;
