@@ -4,16 +4,26 @@
 # the manual pages under a prefix (~/.local by default). Nothing is installed from an archive
 # that fails the check.
 #
-#   curl -fsSL https://github.com/aletheia-mem/aletheia/releases/latest/download/install.sh | sh
-#   sh install.sh --from ./downloads       (a folder holding the release's files)
-#   sh install.sh                          (run beside the release's files: uses them)
-#
-# Options (or their environment variables):
-#   --from URL|DIR     where the release's files are           ALETHEIA_RELEASE_URL
-#                      (default: the latest release on GitHub)
-#   --prefix DIR       install under DIR/bin, DIR/share        ALETHEIA_PREFIX (~/.local)
-#   --target TRIPLE    which archive (detected from uname)     ALETHEIA_TARGET
+# `sh install.sh --help` (or `curl -fsSL …/install.sh | sh -s -- --help`) lists the options.
 set -eu
+
+usage() {
+  cat <<'EOF'
+Install aletheia from a release: the archive for this machine, checked against the release's
+sha256.sum, then the binary, the shell completions and the manual pages under a prefix.
+
+  curl -fsSL https://github.com/aletheia-mem/aletheia/releases/latest/download/install.sh | sh
+  curl -fsSL .../install.sh | sh -s -- --prefix /usr/local
+  sh install.sh --from ./downloads       (a folder holding the release's files)
+  sh install.sh                          (run beside the release's files: uses them)
+
+Options (or their environment variables):
+  --from URL|DIR     where the release's files are           ALETHEIA_RELEASE_URL
+                     (default: the latest release on GitHub)
+  --prefix DIR       install under DIR/bin, DIR/share        ALETHEIA_PREFIX (~/.local)
+  --target TRIPLE    which archive (detected from uname)     ALETHEIA_TARGET
+EOF
+}
 
 die() { printf 'aletheia install: %s\n' "$*" >&2; exit 1; }
 
@@ -25,7 +35,7 @@ while [ $# -gt 0 ]; do
     --from) [ $# -ge 2 ] || die "--from needs a URL or a folder"; from="$2"; shift 2 ;;
     --prefix) [ $# -ge 2 ] || die "--prefix needs a folder"; prefix="$2"; shift 2 ;;
     --target) [ $# -ge 2 ] || die "--target needs a target triple"; target="$2"; shift 2 ;;
-    -h|--help) [ -f "$0" ] && sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) usage; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
 done

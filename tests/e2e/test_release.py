@@ -143,3 +143,12 @@ def test_a_prefix_that_cannot_be_written_says_so_in_one_line(release, tmp_path):
     assert done.returncode != 0
     assert done.stderr.startswith(f"aletheia install: cannot write {blocker}/prefix/bin/aletheia: "), done.stderr
     assert done.stderr.count("\n") == 1, done.stderr
+
+
+def test_help_lists_the_options_even_when_the_script_is_piped_into_sh():
+    script = (ROOT / "release" / "install.sh").read_text()
+    done = subprocess.run(["sh", "-s", "--", "--help"], input=script, capture_output=True, text=True,
+                          timeout=30, env={"PATH": os.environ["PATH"]})
+    assert done.returncode == 0, done.stderr
+    for option in ("--from URL|DIR", "--prefix DIR", "--target TRIPLE"):
+        assert option in done.stdout, done.stdout
