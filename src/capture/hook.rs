@@ -135,10 +135,9 @@ pub fn run(host: &str, event: &str) -> i32 {
     };
     // Only now is the run done: until here, the watchdog may still exit at the deadline (and
     // spool, if the run had not begun to).
-    let now = state.load(Ordering::SeqCst);
     advance(
         &state,
-        if now == SPOOLED { SPOOLED } else { RUNNING },
+        if spooled.is_some() { SPOOLED } else { RUNNING },
         FINISHED,
     );
     match (outcome, spooled) {
