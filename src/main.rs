@@ -12,14 +12,15 @@ use std::process::ExitCode;
     name = "aletheia",
     version,
     about = "A memory for AI coding agents.",
+    // Wrapped by hand: clap prints it as written (and the manual page refills it).
     long_about = "A memory for AI coding agents.\n\n\
-        Each host (Claude Code, Cursor, Codex, Gemini CLI, Windsurf, OpenCode, Command Code) runs \
-        `aletheia hook <tool> <event>` from its hooks: the event is redacted and stored in a local \
-        SQLite file, or spooled when the store cannot be reached, and the hook always exits 0. \
-        Finished sessions are compressed into facts and summaries, each new session starts with a \
-        short block of what mattered, and `aletheia mcp` or `aletheia server` gives any MCP client \
+        Each host (Claude Code, Cursor, Codex, Gemini CLI, Windsurf, OpenCode, Command Code) runs\n\
+        `aletheia hook <tool> <event>` from its hooks: the event is redacted and stored in a local\n\
+        SQLite file, or spooled when the store cannot be reached, and the hook always exits 0.\n\
+        Finished sessions are compressed into facts and summaries, each new session starts with a\n\
+        short block of what mattered, and `aletheia mcp` or `aletheia server` gives any MCP client\n\
         the same store.\n\n\
-        Start with `aletheia connect <tool>`, then `aletheia install <tool> --write`; \
+        Start with `aletheia connect <tool>`, then `aletheia install <tool> --write`;\n\
         `aletheia doctor` says what to fix."
 )]
 struct Cli {
