@@ -80,6 +80,8 @@ fn commit() {
     ];
     if ours {
         watch.push(git(&["rev-parse", "--git-path", "HEAD"]));
+        // Every commit appends to HEAD's log, also when the branch lives only in packed-refs.
+        watch.push(git(&["rev-parse", "--git-path", "logs/HEAD"]));
         if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
             watch.push(git(&["rev-parse", "--git-path", &branch]));
             watch.push(git(&["rev-parse", "--git-path", "packed-refs"]));

@@ -126,10 +126,14 @@ version="$("$dir/aletheia" --version 2>&1)" \
 # Each file goes in under a temporary name, then is renamed over the old one, so a running
 # hook never sees a half-written binary.
 put() {
-  { mkdir -p "$(dirname "$2")" && cp "$1" "$2.new" && chmod "$3" "$2.new" && mv -f "$2.new" "$2"; } 2>/dev/null \
-    || { rm -f "$2.new"; die "cannot write $2: choose a folder you can write with --prefix DIR"; }
+  why="$( { mkdir -p "$(dirname "$2")" && cp "$1" "$2.new" && chmod "$3" "$2.new" && mv -f "$2.new" "$2"; } 2>&1 )" || {
+    rm -f "$2.new" 2>/dev/null
+    die "cannot write $2 ($(printf '%s' "$why" | tail -n 1)): choose a folder you can write with --prefix DIR"
+  }
 }
-[ -f "$dir/man/aletheia.1" ] || die "$archive holds no manual pages: nothing was installed"
+for f in completions/aletheia.bash completions/_aletheia completions/aletheia.fish man/aletheia.1; do
+  [ -f "$dir/$f" ] || die "$archive holds no $f: nothing was installed"
+done
 put "$dir/aletheia" "$prefix/bin/aletheia" 755
 put "$dir/completions/aletheia.bash" "$prefix/share/bash-completion/completions/aletheia" 644
 put "$dir/completions/_aletheia" "$prefix/share/zsh/site-functions/_aletheia" 644

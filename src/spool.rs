@@ -132,7 +132,7 @@ pub struct Refused {
 }
 
 /// The record of refused events, if any event was ever refused: the data directory's, plus the
-/// temporary directory's (kept there only while the data directory could not be written).
+/// temporary directory's (kept there when the data directory's could not be written in time).
 pub fn refused(paths: &Paths) -> Option<Refused> {
     let read = |spool: &Path| first_record(&std::fs::read_to_string(refused_path(spool)).ok()?);
     match (read(&paths.spool), read(&paths.fallback_spool)) {
@@ -155,7 +155,7 @@ fn refused_path(spool: &Path) -> PathBuf {
 }
 
 /// Count one more refused event, whichever spool refused it, in the data directory's record, or
-/// the temporary directory's when the data directory cannot be written.
+/// the temporary directory's when that one cannot be written in time.
 fn count_refused(paths: &Paths, cap: u64, until: Instant) -> std::io::Result<()> {
     count_refused_in(&refused_path(&paths.spool), cap, until)
         .or_else(|_| count_refused_in(&refused_path(&paths.fallback_spool), cap, until))

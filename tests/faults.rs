@@ -531,9 +531,11 @@ fn a_session_start_says_when_events_wait_because_the_store_is_unreachable() {
         "{report}"
     );
 
-    // With the store back, a session start drains and shows no notice.
+    // With the store back, a session start drains and shows no notice (given the time to drain
+    // 500 events on a busy machine).
     let out = env
         .cmd()
+        .env("ALETHEIA_HOOK_DEADLINE_MS", "20000")
         .args(["hook", "claude-code", "SessionStart"])
         .write_stdin(start.to_string())
         .output()

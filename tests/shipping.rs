@@ -14,16 +14,24 @@ fn the_version_names_the_commit_and_the_store_schema() {
     let line = String::from_utf8(out.stdout).unwrap();
     let expected_start = format!("aletheia {} (commit ", env!("CARGO_PKG_VERSION"));
     assert!(line.starts_with(&expected_start), "{line}");
-    // Built in this checkout, the commit is its HEAD (CI builds a clean clone; a tree with
-    // edits says so after the commit).
+    // Built in this repository's own checkout, the commit is its HEAD (CI builds a clean clone;
+    // a tree with edits says so after the commit); elsewhere it is the packaged crate's record.
     let root = env!("CARGO_MANIFEST_DIR");
-    let head = Command::new("git")
-        .args(["-C", root, "rev-parse", "--short=12", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success());
-    if let Some(head) = head {
-        let head = String::from_utf8(head.stdout).unwrap();
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8(o.stdout).unwrap())
+    };
+    let ours = git(&["rev-parse", "--show-toplevel"]).is_some_and(|top| {
+        std::path::Path::new(top.trim()).canonicalize().ok()
+            == std::path::Path::new(root).canonicalize().ok()
+    });
+    if let Some(head) = git(&["rev-parse", "--short=12", "HEAD"]).filter(|_| ours) {
         assert!(
             line.starts_with(&format!("{expected_start}{}", head.trim())),
             "{line} is not built from HEAD {head}"

@@ -21,6 +21,10 @@ use std::time::{Duration, Instant};
 /// The default hard deadline for one hook run (`ALETHEIA_HOOK_DEADLINE_MS` overrides).
 pub const DEFAULT_DEADLINE: Duration = Duration::from_millis(1000);
 
+/// How long the watchdog, at the deadline, waits for a run that is spooling its event: longer
+/// than that run's lock waits (400 ms, then 200 ms at the fallback spool, then the refusal count).
+const SPOOL_WAIT: Duration = Duration::from_millis(1500);
+
 /// The most payload read from stdin; the rest is left unread.
 const MAX_PAYLOAD: u64 = 64 * 1024 * 1024;
 
@@ -217,6 +221,7 @@ fn start_watchdog(deadline: Instant, w: Watched) {
             }
             std::thread::park_timeout(deadline - now);
         }
+        let waiting_since = Instant::now();
         let spooled = loop {
             match w
                 .state
@@ -227,9 +232,16 @@ fn start_watchdog(deadline: Instant, w: Watched) {
                     Ok(_) => break "the event was spooled".to_owned(),
                     Err(e) => break refusal(&e),
                 },
-                // The run is appending the event itself: its lock waits are bounded, so wait
-                // for it rather than append a second copy.
-                Err(SPOOLING) => std::thread::sleep(Duration::from_millis(1)),
+                // The run is appending the event itself: wait for it rather than append a
+                // second copy, unless its file system has stalled (a second copy of a memory is
+                // stored once; exiting is what matters now).
+                Err(SPOOLING) if waiting_since.elapsed() < SPOOL_WAIT => {
+                    std::thread::sleep(Duration::from_millis(1))
+                }
+                Err(SPOOLING) => match spool::append(&w.paths, &w.lines) {
+                    Ok(_) => break "the event was spooled".to_owned(),
+                    Err(e) => break refusal(&e),
+                },
                 Err(SPOOLED)
                     if w.state
                         .compare_exchange(SPOOLED, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst)

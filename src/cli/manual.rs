@@ -19,7 +19,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "ALETHEIA_EXCLUDED_PROJECTS",
-        "Project keys, comma separated, that are never recorded.",
+        "Project keys, separated by commas or spaces, that are never recorded.",
     ),
     (
         "ALETHEIA_REDACT_RULES",
@@ -51,7 +51,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "ALETHEIA_PROVIDERS",
-        "An ordered, comma-separated list of providers to fall back through.",
+        "An ordered, comma-separated list of providers to fall back through; set, it wins over ALETHEIA_PROVIDER.",
     ),
     (
         "ALETHEIA_OPENAI_BASE_URL",
@@ -100,7 +100,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "ALETHEIA_API_KEY",
-        "The server's API key: every request then needs it as a bearer token.",
+        "The server's API key: requests to /v1 and /mcp then need it as a bearer token, and the dashboard asks for it to sign in. The server listens beyond loopback only with a key.",
     ),
     (
         "ALETHEIA_ALLOWED_ORIGINS",
@@ -124,13 +124,18 @@ const FILES: &[(&str, &str)] = &[
         "Events a hook could not store, brought in by the next run (or aletheia drain). When the data directory cannot be written: $TMPDIR/aletheia-<uid>/hook-spool.jsonl.",
     ),
     (
+        "spool/draining-*.jsonl",
+        "A spool a drain took aside and did not finish; the next run finishes it.",
+    ),
+    (
         "spool/rejected-*.jsonl",
         "Spool lines that could not be read, kept rather than dropped.",
     ),
     (
         "spool/refused.json",
-        "How many events the spool refused at its cap, and when; aletheia doctor reports it.",
+        "How many events the spool refused at its cap, and when; aletheia doctor reports it. When the data directory cannot be written: $TMPDIR/aletheia-<uid>/refused.json.",
     ),
+    ("logs/server.log.*", "The server's log, a file a day."),
     (
         "model/",
         "The local embedding model for semantic search (aletheia model fetch).",

@@ -141,7 +141,8 @@ def test_a_prefix_that_cannot_be_written_says_so_in_one_line(release, tmp_path):
     blocker.write_text("not a folder")
     done = install(files, url, blocker / "prefix")
     assert done.returncode != 0
-    assert done.stderr.startswith(f"aletheia install: cannot write {blocker}/prefix/bin/aletheia: "), done.stderr
+    assert done.stderr.startswith(f"aletheia install: cannot write {blocker}/prefix/bin/aletheia ("), done.stderr
+    assert "Not a directory" in done.stderr and "--prefix DIR" in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1, done.stderr
 
 
