@@ -134,8 +134,9 @@ pub struct Refused {
 /// The record of refused events, if any event was ever refused: the data directory's, plus the
 /// temporary directory's (kept there when the data directory's could not be written in time).
 pub fn refused(paths: &Paths) -> Option<Refused> {
-    let read = |spool: &Path| first_record(&std::fs::read_to_string(refused_path(spool)).ok()?);
-    match (read(&paths.spool), read(&paths.fallback_spool)) {
+    let [main, fallback] = refused_paths(paths);
+    let read = |path: &Path| first_record(&std::fs::read_to_string(path).ok()?);
+    match (read(&main), read(&fallback)) {
         (Some(a), Some(b)) => Some(Refused {
             events: a.events + b.events,
             first_at: a.first_at.min(b.first_at),
@@ -150,6 +151,15 @@ pub fn refused(paths: &Paths) -> Option<Refused> {
     }
 }
 
+/// Where refused events are counted: beside the data directory's spool, and beside the
+/// temporary one.
+pub fn refused_paths(paths: &Paths) -> [PathBuf; 2] {
+    [
+        refused_path(&paths.spool),
+        refused_path(&paths.fallback_spool),
+    ]
+}
+
 fn refused_path(spool: &Path) -> PathBuf {
     spool.with_file_name("refused.json")
 }
@@ -157,8 +167,8 @@ fn refused_path(spool: &Path) -> PathBuf {
 /// Count one more refused event, whichever spool refused it, in the data directory's record, or
 /// the temporary directory's when that one cannot be written in time.
 fn count_refused(paths: &Paths, cap: u64, until: Instant) -> std::io::Result<()> {
-    count_refused_in(&refused_path(&paths.spool), cap, until)
-        .or_else(|_| count_refused_in(&refused_path(&paths.fallback_spool), cap, until))
+    let [main, fallback] = refused_paths(paths);
+    count_refused_in(&main, cap, until).or_else(|_| count_refused_in(&fallback, cap, until))
 }
 
 /// Add one to the record at `path` under its own lock (hooks refused by either spool hold
@@ -775,12 +785,18 @@ mod tests {
         assert!(append_to(&paths, &paths.spool, &buf, Instant::now(), held + 4096).is_ok());
     }
 
+    /// A data directory whose spool folder exists, and where its refused-events record goes.
+    fn record_in(dir: &Path) -> (Paths, PathBuf) {
+        let paths = Paths::within(dir);
+        let record = refused_path(&paths.spool);
+        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        (paths, record)
+    }
+
     #[test]
     fn a_refusal_record_left_with_a_stale_tail_keeps_its_count() {
         let dir = tempfile::tempdir().unwrap();
-        let paths = Paths::within(dir.path());
-        let record = refused_path(&paths.spool);
-        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        let (paths, record) = record_in(dir.path());
         // A longer record cut short by a kill between the rewrite and the truncation.
         std::fs::write(
             &record,
@@ -802,9 +818,7 @@ mod tests {
     #[test]
     fn a_refusal_count_never_waits_past_its_time_for_the_lock() {
         let dir = tempfile::tempdir().unwrap();
-        let paths = Paths::within(dir.path());
-        let record = refused_path(&paths.spool);
-        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        let (_, record) = record_in(dir.path());
         let held = File::create(&record).unwrap();
         held.lock().unwrap();
         let e =

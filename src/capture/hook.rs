@@ -121,10 +121,7 @@ pub fn run(host: &str, event: &str) -> i32 {
         Err(e) if !lines.is_empty() => {
             advance(&state, RUNNING, SPOOLING);
             let spooled = spool::append(&paths, &lines);
-            let _ = spool_outcome.set(match &spooled {
-                Ok(_) => "the event was spooled".to_owned(),
-                Err(se) => refusal(se),
-            });
+            let _ = spool_outcome.set(said(&spooled));
             state.store(SPOOLED, Ordering::SeqCst);
             Some((e.to_string(), spooled))
         }
@@ -193,6 +190,14 @@ fn advance(state: &AtomicU8, from: u8, to: u8) {
     }
 }
 
+/// What became of the event at the spool, as the watchdog's line says it.
+fn said(spooled: &Result<std::path::PathBuf, spool::SpoolError>) -> String {
+    match spooled {
+        Ok(_) => "the event was spooled".to_owned(),
+        Err(e) => refusal(e),
+    }
+}
+
 /// What the hook says when it could not spool an event: a spool at its cap refused it on
 /// purpose (and counted it), anything else is a failed write.
 fn refusal(e: &spool::SpoolError) -> String {
@@ -212,6 +217,17 @@ struct Watched {
     empty_stdout: Option<String>,
 }
 
+impl Watched {
+    /// Spool the event from the watchdog, and say what became of it.
+    fn spool(&self) -> String {
+        if self.lines.is_empty() {
+            "nothing to keep".to_owned()
+        } else {
+            said(&spool::append(&self.paths, &self.lines))
+        }
+    }
+}
+
 fn start_watchdog(deadline: Instant, w: Watched) {
     std::thread::spawn(move || {
         loop {
@@ -227,21 +243,14 @@ fn start_watchdog(deadline: Instant, w: Watched) {
                 .state
                 .compare_exchange(RUNNING, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst)
             {
-                Ok(_) if w.lines.is_empty() => break "nothing to keep".to_owned(),
-                Ok(_) => match spool::append(&w.paths, &w.lines) {
-                    Ok(_) => break "the event was spooled".to_owned(),
-                    Err(e) => break refusal(&e),
-                },
+                Ok(_) => break w.spool(),
                 // The run is appending the event itself: wait for it rather than append a
                 // second copy, unless its file system has stalled (a second copy of a memory is
                 // stored once; exiting is what matters now).
                 Err(SPOOLING) if waiting_since.elapsed() < SPOOL_WAIT => {
                     std::thread::sleep(Duration::from_millis(1))
                 }
-                Err(SPOOLING) => match spool::append(&w.paths, &w.lines) {
-                    Ok(_) => break "the event was spooled".to_owned(),
-                    Err(e) => break refusal(&e),
-                },
+                Err(SPOOLING) => break w.spool(),
                 Err(SPOOLED)
                     if w.state
                         .compare_exchange(SPOOLED, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst)

@@ -82,6 +82,18 @@ struct SpoolReport {
     refused: Option<spool::Refused>,
 }
 
+impl SpoolReport {
+    /// The cap that refused events, which the hooks' environment may set apart from this
+    /// shell's; this shell's when nothing was refused (or a record predates the field).
+    fn refusing_cap(&self) -> u64 {
+        self.refused
+            .as_ref()
+            .map(|x| x.cap_bytes)
+            .filter(|&cap| cap > 0)
+            .unwrap_or(self.cap_bytes)
+    }
+}
+
 /// One host: what is installed for it in each scope, and when it last sent an event.
 #[derive(Debug, Serialize)]
 struct HostReport {
@@ -400,13 +412,9 @@ fn check_spool(paths: &Paths, r: &mut Report) {
     r.spool.cap_bytes = spool::cap_bytes();
     r.spool.refused = spool::refused(paths);
     if let Some(refused) = r.spool.refused.clone() {
-        // The cap the hooks ran with, which their host may set apart from this shell.
-        let cap = Some(refused.cap_bytes)
-            .filter(|&cap| cap > 0)
-            .unwrap_or(r.spool.cap_bytes);
-        let records: Vec<String> = [&paths.spool, &paths.fallback_spool]
-            .iter()
-            .map(|s| s.with_file_name("refused.json"))
+        let cap = r.spool.refusing_cap();
+        let records: Vec<String> = spool::refused_paths(paths)
+            .into_iter()
             .filter(|p| p.exists())
             .map(|p| p.display().to_string())
             .collect();
@@ -694,15 +702,7 @@ fn print_text(r: &Report) {
             .unwrap_or_default(),
         r.spool.rejected_files.len(),
         r.spool.refused.as_ref().map_or(0, |x| x.events),
-        // The cap that refused them, which the hooks' environment may set apart from this one.
-        spool::megabytes(
-            r.spool
-                .refused
-                .as_ref()
-                .map(|x| x.cap_bytes)
-                .filter(|&cap| cap > 0)
-                .unwrap_or(r.spool.cap_bytes)
-        )
+        spool::megabytes(r.spool.refusing_cap())
     );
     // A connected host's last event is on its own line below; these are tools that sent
     // events without an install this report can see (hooks written by hand elsewhere, say).

@@ -2,7 +2,7 @@
 //! definition, and on the top page the sections a reader of `man aletheia` looks for that no
 //! command definition holds: the environment, the files, and the exit status.
 
-use clap_mangen::roff::{Roff, bold, italic, roman};
+use clap_mangen::roff::{Inline, Roff, bold, italic, roman};
 use std::io::Write;
 use std::path::Path;
 
@@ -174,20 +174,12 @@ pub fn built(cmd: clap::Command) -> clap::Command {
 fn sections() -> String {
     let mut roff = Roff::default();
     roff.control("SH", ["ENVIRONMENT"]);
-    for (name, what) in ENVIRONMENT {
-        roff.control("TP", [])
-            .text([bold(*name)])
-            .text([roman(*what)]);
-    }
+    tagged(&mut roff, ENVIRONMENT, bold);
     roff.control("SH", ["FILES"]);
     roff.text([roman(
         "In the data directory (ALETHEIA_DATA_DIR; aletheia doctor prints where it is):",
     )]);
-    for (path, what) in FILES {
-        roff.control("TP", [])
-            .text([italic(*path)])
-            .text([roman(*what)]);
-    }
+    tagged(&mut roff, FILES, italic);
     roff.control("SH", ["EXIT STATUS"]);
     roff.text([roman(
         "0 on success. aletheia hook always exits 0: the host is never failed, and what it could not store waits in the spool. aletheia doctor exits 2 when it finds something to fix. Any other failure exits 1 with one line on standard error saying what to do; arguments that do not parse exit 2.",
@@ -196,6 +188,19 @@ fn sections() -> String {
     // Roff puts its apostrophe preamble before the first line; the page already starts with it.
     let first = text.find("\n.SH ENVIRONMENT").map_or(0, |i| i + 1);
     text[first..].to_owned()
+}
+
+/// A tagged paragraph per entry: the name in `font`, then what it is.
+fn tagged(
+    roff: &mut Roff,
+    entries: &[(&'static str, &'static str)],
+    font: fn(&'static str) -> Inline,
+) {
+    for (name, what) in entries {
+        roff.control("TP", [])
+            .text([font(name)])
+            .text([roman(*what)]);
+    }
 }
 
 #[cfg(test)]
