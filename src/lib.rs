@@ -18,6 +18,7 @@ pub mod recall;
 pub mod redact;
 pub mod server;
 pub mod spool;
+pub mod stall;
 pub mod store;
 pub mod text;
 pub mod time;

@@ -6,6 +6,11 @@
 //! transaction and only then empties the file: a crash before the commit leaves the spool as it
 //! was, a crash after it replays lines the store's content-hash dedupe ignores. A line that does
 //! not parse is moved (redacted) to `rejected-<time>.jsonl` beside the spool, never dropped.
+//!
+//! A lock that stays busy past the hook's wait (on a machine so loaded that other hooks' fsyncs
+//! queue behind it) never costs the event: it goes to a file of its own beside the spool,
+//! `event-<id>.jsonl`, written under a hidden name and renamed into place whole, so it needs no
+//! lock and a drain never reads half of it.
 
 use crate::config::Paths;
 use crate::model::{Kind, MemoryType, NewMemory};
@@ -249,7 +254,7 @@ pub fn append_until(
     }
     let cap = cap_bytes();
     match append_to(paths, &paths.spool, &buf, until, cap) {
-        Ok(()) => Ok(paths.spool.clone()),
+        Ok(written) => Ok(written),
         // The cap is the user's limit on the whole spool: the temporary spool is for a data
         // directory that cannot be written, not a second allowance.
         Err(full) if full.at_cap() => Err(full),
@@ -264,8 +269,7 @@ pub fn append_until(
             )
             // The data directory's failure is the one to fix, unless the fallback refused the
             // event at the cap: that is what the person needs to hear.
-            .map_err(|second| if second.at_cap() { second } else { first })?;
-            Ok(paths.fallback_spool.clone())
+            .map_err(|second| if second.at_cap() { second } else { first })
         }
     }
 }
@@ -279,13 +283,15 @@ fn still_at(f: &File, path: &Path) -> bool {
     }
 }
 
+/// Append `buf` to the spool at `path`, or to a file of its own beside it when the spool's lock
+/// stays busy until `until`; returns the file written.
 fn append_to(
     paths: &Paths,
     path: &Path,
     buf: &[u8],
     until: Instant,
     cap: u64,
-) -> Result<(), SpoolError> {
+) -> Result<PathBuf, SpoolError> {
     let err = |source| SpoolError {
         path: path.to_owned(),
         source,
@@ -310,41 +316,17 @@ fn append_to(
                     std::thread::sleep(Duration::from_millis(2))
                 }
                 Err(std::fs::TryLockError::WouldBlock) => {
-                    let e = std::io::Error::new(
-                        std::io::ErrorKind::TimedOut,
-                        "the spool stayed locked",
-                    );
-                    return Err(err(e));
+                    return write_alone(paths, path, buf, cap);
                 }
                 Err(std::fs::TryLockError::Error(e)) => return Err(err(e)),
             }
         }
     };
+    crate::stall::at("spool-locked");
     // A crash mid-append can leave a last line without its newline; start on a fresh line so the
     // new event is not glued to it (the broken line is rejected on drain, this one survives).
     let len = f.metadata().map_err(err)?.len();
-    // The rest of the spool: the other spool and any file a drain took aside. A drain running
-    // now only moves or removes bytes, so this never undercounts by more than one event.
-    let elsewhere: u64 = pending_files(paths)
-        .iter()
-        .filter(|p| p.as_path() != path)
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len())
-        .sum();
-    if elsewhere + len + buf.len() as u64 + 1 > cap {
-        // One hook run is one event, whether it spools a memory, a queued session or both.
-        let counted = count_refused(
-            paths,
-            cap,
-            until.max(Instant::now() + Duration::from_millis(100)),
-        );
-        let e = std::io::Error::other(AtCap(format!(
-            "the spool is at its cap of {}, so this event was refused{}: run `aletheia doctor` to see why the store is unreachable, or raise ALETHEIA_SPOOL_MAX_MB",
-            megabytes(cap),
-            if counted.is_ok() { " and counted" } else { "" }
-        )));
-        return Err(err(e));
-    }
+    refuse_past_cap(paths, path, len + buf.len() as u64 + 1, cap, until)?;
     let mut out = Vec::with_capacity(buf.len() + 1);
     if len > 0 {
         let mut last = [0u8; 1];
@@ -355,7 +337,70 @@ fn append_to(
         }
     }
     out.extend_from_slice(buf);
-    f.write_all(&out).and_then(|_| f.sync_data()).map_err(err)
+    f.write_all(&out).and_then(|_| f.sync_data()).map_err(err)?;
+    Ok(path.to_owned())
+}
+
+/// Refuse (and count) an event when the spool at `path`, grown to `size` bytes, and the rest of
+/// the spool (the other spool, files a drain took aside, events in files of their own) would
+/// pass `cap`. A drain running now only moves or removes bytes, so this never undercounts by
+/// more than one event.
+fn refuse_past_cap(
+    paths: &Paths,
+    path: &Path,
+    size: u64,
+    cap: u64,
+    until: Instant,
+) -> Result<(), SpoolError> {
+    let elsewhere: u64 = pending_files(paths)
+        .iter()
+        .filter(|p| p.as_path() != path)
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    if elsewhere + size <= cap {
+        return Ok(());
+    }
+    // One hook run is one event, whether it spools a memory, a queued session or both.
+    let counted = count_refused(
+        paths,
+        cap,
+        until.max(Instant::now() + Duration::from_millis(100)),
+    );
+    let e = std::io::Error::other(AtCap(format!(
+        "the spool is at its cap of {}, so this event was refused{}: run `aletheia doctor` to see why the store is unreachable, or raise ALETHEIA_SPOOL_MAX_MB",
+        megabytes(cap),
+        if counted.is_ok() { " and counted" } else { "" }
+    )));
+    Err(SpoolError {
+        path: path.to_owned(),
+        source: e,
+    })
+}
+
+/// Put `buf` in a file of its own beside the spool at `spool`: written and synced under a hidden
+/// name, then renamed to `event-<id>.jsonl`, so a drain sees all of it or none.
+fn write_alone(paths: &Paths, spool: &Path, buf: &[u8], cap: u64) -> Result<PathBuf, SpoolError> {
+    let dir = spool.parent().unwrap_or(Path::new("."));
+    let name = format!("event-{}.jsonl", uuid::Uuid::now_v7().simple());
+    let (part, done) = (dir.join(format!(".{name}.part")), dir.join(name));
+    let err = |source| SpoolError {
+        path: done.clone(),
+        source,
+    };
+    refuse_past_cap(paths, &done, buf.len() as u64, cap, Instant::now())?;
+    crate::stall::at("spool-alone");
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&part)
+        .and_then(|mut f| f.write_all(buf).and_then(|_| f.sync_data()))
+        .and_then(|_| std::fs::rename(&part, &done));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&part);
+        return Err(err(e));
+    }
+    Ok(done)
 }
 
 /// A size in MB as a person writes it: `256 MB`, `0.002 MB`.
@@ -380,21 +425,27 @@ pub fn pending_files(paths: &Paths) -> Vec<PathBuf> {
         .filter(|p| std::fs::metadata(p).map(|m| m.len() > 0).unwrap_or(false))
         .cloned()
         .collect();
-    // Files a drain took aside and did not finish (it was killed, or ran out of time).
+    // Files a drain took aside and did not finish (it was killed, or ran out of time), and
+    // events that found the spool's lock busy.
     for spool in [&paths.spool, &paths.fallback_spool] {
         if let Some(dir) = spool.parent()
             && let Ok(entries) = std::fs::read_dir(dir)
         {
             for e in entries.flatten() {
                 let name = e.file_name();
-                let name = name.to_string_lossy();
-                if name.starts_with("draining-") && name.ends_with(".jsonl") {
+                if is_closed_file(&name.to_string_lossy()) {
                     out.push(e.path());
                 }
             }
         }
     }
     out
+}
+
+/// Whether a spool file's name is one nothing appends to any more: a file a drain took aside, or
+/// an event written in a file of its own.
+fn is_closed_file(name: &str) -> bool {
+    (name.starts_with("draining-") || name.starts_with("event-")) && name.ends_with(".jsonl")
 }
 
 /// Events waiting in the spool: how many, and since when.
@@ -520,10 +571,10 @@ fn drain_file(
         path: path.to_owned(),
         source,
     };
-    // `draining-` files are spools a drain took aside; nothing appends to them again.
+    // Nothing appends to a file a drain took aside or an event's own file.
     let taken_aside = path
         .file_name()
-        .is_some_and(|n| n.to_string_lossy().starts_with("draining-"));
+        .is_some_and(|n| is_closed_file(&n.to_string_lossy()));
     let mut f = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(f) => f,
         // Another drain finished it first.
@@ -554,6 +605,7 @@ fn drain_file(
         aside
     };
     let path = path.as_path();
+    crate::stall::at("drain");
     let mut raw = Vec::new();
     f.read_to_end(&mut raw).map_err(err)?;
     let mut good = Vec::new();

@@ -711,17 +711,14 @@ fn claude_stand_in(env: &Env, result: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&bin).unwrap();
     let reply = json!({"type": "result", "subtype": "success", "is_error": false, "result": result, "total_cost_usd": 0.0012});
     let path = bin.join("claude");
-    std::fs::write(
+    support::write_executable(
         &path,
-        format!(
+        &format!(
             "#!/bin/sh\ncat > \"{}\"\nprintf '%s' '{}'\n",
             env.dir.path().join("prompt.txt").display(),
             reply.to_string().replace('\'', "'\\''")
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     bin
 }
 

@@ -126,7 +126,7 @@ fn unprivileged(env: &Env) -> assert_cmd::Command {
         let bin = env.dir.path().join("bin/aletheia");
         if !bin.exists() {
             std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
-            std::fs::copy(assert_cmd::cargo::cargo_bin("aletheia"), &bin).unwrap();
+            support::copy_executable(&assert_cmd::cargo::cargo_bin("aletheia"), &bin);
         }
         let mut std_cmd = std::process::Command::new(&bin);
         std_cmd
@@ -549,4 +549,206 @@ fn a_session_start_says_when_events_wait_because_the_store_is_unreachable() {
         "{block}"
     );
     assert_eq!(env.count(), 500);
+}
+
+/// Start `n` hooks at once, each with its own prompt `"{label} {i}"`, with `env_vars` set;
+/// returns each one's stderr after asserting it exited 0.
+fn concurrent_prompts(env: &Env, n: usize, label: &str, env_vars: &[(&str, &str)]) -> Vec<String> {
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            let mut c = env.std_cmd();
+            c.envs(env_vars.iter().copied())
+                .args(["hook", "claude-code", "UserPromptSubmit"])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            use std::io::Write;
+            let payload = serde_json::json!({
+                "session_id": format!("{label}-{i}"), "cwd": "/home/dev/shop",
+                "hook_event_name": "UserPromptSubmit", "prompt": format!("{label} {i}"),
+            });
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.to_string().as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert_eq!(out.status.code(), Some(0), "{stderr}");
+            stderr
+        })
+        .collect()
+}
+
+/// After the store is free again: one drain brings in every prompt `"{label} {i}"`, exactly
+/// once, and leaves no spool file behind.
+fn assert_all_stored(env: &Env, n: usize, label: &str, stderr: &[String]) {
+    let out = env.cmd().arg("drain").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t = titles(env);
+    for i in 0..n {
+        let want = format!("{label} {i}");
+        assert_eq!(
+            t.iter().filter(|t| **t == want).count(),
+            1,
+            "{want} is not stored once; the hooks said: {stderr:#?}"
+        );
+    }
+    for dir in [env.spool().parent().unwrap().to_owned(), env.tmp()] {
+        let left: Vec<_> = walk(&dir)
+            .into_iter()
+            .filter(|p| !p.ends_with("refused.json"))
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
+            .collect();
+        assert!(left.is_empty(), "left behind after the drain: {left:?}");
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![];
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.path().is_dir() {
+            out.extend(walk(&e.path()));
+        } else {
+            out.push(e.path());
+        }
+    }
+    out
+}
+
+/// Under heavy load, hooks that all found the store busy queued behind each other's fsyncs at
+/// the spool's lock; past the 400 ms wait (and 200 ms at the temporary spool) the event was
+/// dropped with a line on stderr, and the hook still exited 0. A lock that stays busy now puts
+/// the event in a file of its own.
+#[test]
+fn hooks_queued_behind_a_slow_spool_lock_lose_no_event() {
+    let env = Env::new();
+    env.hook("claude-code", "UserPromptSubmit", prompt_payload("create"));
+    let conn = env.hold_write_lock();
+    // Each hook holds the spool's lock 700 ms, as a stalled fsync would: eight of them queue
+    // far past every lock wait.
+    let n = 8;
+    let stderr = concurrent_prompts(
+        &env,
+        n,
+        "queued prompt",
+        &[
+            ("ALETHEIA_TEST_STALL", "spool-locked:700"),
+            ("ALETHEIA_HOOK_DEADLINE_MS", "5000"),
+        ],
+    );
+    assert!(stderr.iter().all(|e| !e.contains("lost")), "{stderr:#?}");
+    let alone = walk(env.spool().parent().unwrap())
+        .into_iter()
+        .chain(walk(&env.tmp()))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("event-")
+        })
+        .count();
+    assert!(alone > 0, "no event needed a file of its own: {stderr:#?}");
+    let doctor = env.cmd().arg("doctor").output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&doctor.stdout).contains(&format!("{n} line(s) waiting")),
+        "{}",
+        String::from_utf8_lossy(&doctor.stdout)
+    );
+    conn.execute_batch("ROLLBACK").unwrap();
+    drop(conn);
+    assert_all_stored(&env, n, "queued prompt", &stderr);
+}
+
+/// A loaded machine can stall a hook at any step of its run. With a spool waiting to drain, a
+/// short deadline and concurrent hooks, a stall at each step (shorter and longer than the
+/// deadline, with the store free and with it locked) loses nothing and doubles nothing.
+#[test]
+fn a_stall_at_any_step_of_the_hook_loses_no_event() {
+    const STEPS: [&str; 10] = [
+        "start",
+        "open",
+        "drain",
+        "write",
+        "context",
+        "spool",
+        "spool-locked",
+        "spool-alone",
+        "notice",
+        "finish",
+    ];
+    // The steps run side by side (each in its own data directory): the load is the point.
+    std::thread::scope(|scope| {
+        for step in STEPS {
+            scope.spawn(move || stall_at(step));
+        }
+    });
+}
+
+/// Four prompts at once and then a session start, with `step` stalled for each length.
+fn stall_at(step: &str) {
+    for (ms, locked) in [
+        ("150", false),
+        ("700", false),
+        ("700", true),
+        ("2000", true),
+    ] {
+        let env = Env::new();
+        env.hook("claude-code", "UserPromptSubmit", prompt_payload("create"));
+        // Something waiting in the spool, so the runs drain too.
+        {
+            let conn = env.hold_write_lock();
+            env.hook(
+                "claude-code",
+                "UserPromptSubmit",
+                prompt_payload("waiting 0"),
+            );
+            drop(conn);
+        }
+        assert_eq!(env.spool_lines(), 1);
+        let conn = locked.then(|| env.hold_write_lock());
+        let label = format!("{step} {ms}");
+        let stall = format!("{step}:{ms}");
+        let stderr = concurrent_prompts(
+            &env,
+            4,
+            &label,
+            &[
+                ("ALETHEIA_TEST_STALL", &stall),
+                ("ALETHEIA_HOOK_DEADLINE_MS", "400"),
+            ],
+        );
+        assert!(
+            stderr.iter().all(|e| !e.contains("lost")),
+            "{label}: {stderr:#?}"
+        );
+        // A session start reads the context block (or the spool's notice) at the same steps.
+        let start = env
+            .std_cmd()
+            .envs([("ALETHEIA_TEST_STALL", &stall)])
+            .env("ALETHEIA_HOOK_DEADLINE_MS", "400")
+            .args(["hook", "claude-code", "SessionStart"])
+            .stdin(
+                std::fs::File::open(support::fixtures().join("claude-code/SessionStart.json"))
+                    .unwrap(),
+            )
+            .output()
+            .unwrap();
+        assert_eq!(start.status.code(), Some(0), "{label}");
+        drop(conn);
+        assert_all_stored(&env, 4, &label, &stderr);
+        assert_all_stored(&env, 1, "waiting", &stderr);
+    }
 }

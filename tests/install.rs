@@ -703,6 +703,34 @@ fn a_users_hook_that_only_mentions_aletheia_is_left_alone() {
     assert_eq!(back, text);
 }
 
+/// Uninstall used to drop every `hooks` object it emptied, so a user's own `"hooks": {}` (and
+/// an empty `mcpServers` they had) went with our entries.
+#[test]
+fn uninstall_keeps_an_empty_hooks_object_the_user_had() {
+    let s = Setup::new();
+    let text = "{\n  \"model\": \"opus\",\n  \"hooks\": {}\n}\n";
+    let v = claude_settings(&s, text);
+    assert!(v["hooks"]["Stop"].is_array(), "{v}");
+    s.ok(&["uninstall", "claude-code"]);
+    let path = s.home().join(".claude/settings.json");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+
+    // A file with no `hooks` of its own still loses the one install added.
+    let text = "{\n  \"model\": \"opus\"\n}\n";
+    std::fs::remove_file(s.home().join(".claude/settings.json.aletheia-backup")).unwrap();
+    claude_settings(&s, text);
+    s.ok(&["uninstall", "claude-code"]);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+
+    let mcp = s.project.join(".mcp.json");
+    let text = "{\n  \"mcpServers\": {}\n}\n";
+    std::fs::write(&mcp, text).unwrap();
+    s.ok(&["install", "claude-code", "--project", "--write"]);
+    assert!(parse_jsonc(&mcp)["mcpServers"].get("aletheia").is_some());
+    s.ok(&["uninstall", "claude-code", "--project"]);
+    assert_eq!(std::fs::read_to_string(&mcp).unwrap(), text);
+}
+
 #[test]
 fn a_matcher_added_to_our_group_stays_on_reinstall() {
     let s = Setup::new();

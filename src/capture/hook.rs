@@ -109,6 +109,7 @@ pub fn run(host: &str, event: &str) -> i32 {
         },
     );
 
+    crate::stall::at("start");
     let outcome = store_and_recall(
         &paths,
         &adapter,
@@ -119,6 +120,7 @@ pub fn run(host: &str, event: &str) -> i32 {
     );
     let spooled = match &outcome {
         Err(e) if !lines.is_empty() => {
+            crate::stall::at("spool");
             advance(&state, RUNNING, SPOOLING);
             let spooled = spool::append(&paths, &lines);
             let _ = spool_outcome.set(said(&spooled));
@@ -130,10 +132,12 @@ pub fn run(host: &str, event: &str) -> i32 {
     // A session start that cannot reach the store says so in its block: otherwise the person
     // learns of it only when memories turn out to be missing. Read before the run counts as
     // done, so the deadline covers it too.
+    crate::stall::at("notice");
     let notice = match &outcome {
         Err(_) if capture.context => spool::waiting(&paths).map(|w| w.notice()),
         _ => None,
     };
+    crate::stall::at("finish");
     // Only now is the run done: until here, the watchdog may still exit at the deadline (and
     // spool, if the run had not begun to).
     advance(
@@ -282,6 +286,7 @@ fn store_and_recall(
     if memory.is_none() && !capture.queue && !capture.context {
         return Ok(None);
     }
+    crate::stall::at("open");
     let mut store = Store::open(paths, OpenOptions::HOOK)?;
     let writes = memory.is_some() || capture.queue;
     if !spool::pending_files(paths).is_empty() {
@@ -297,11 +302,13 @@ fn store_and_recall(
         }
     }
     if writes {
+        crate::stall::at("write");
         store.write(|tx| {
             super::record_tx(tx, &adapter.host, capture, memory, crate::time::now_ms())
         })?;
     }
     if capture.context {
+        crate::stall::at("context");
         let block = crate::recall::context::build(
             &store,
             &crate::recall::context::ContextOptions::for_project(&capture.project),

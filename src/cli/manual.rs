@@ -128,6 +128,10 @@ const FILES: &[(&str, &str)] = &[
         "A spool a drain took aside and did not finish; the next run finishes it.",
     ),
     (
+        "spool/event-*.jsonl",
+        "One event that found the spool's lock busy (a heavily loaded machine), kept in a file of its own and brought in like the spool.",
+    ),
+    (
         "spool/rejected-*.jsonl",
         "Spool lines that could not be read, kept rather than dropped.",
     ),
@@ -236,6 +240,8 @@ mod tests {
         // Set by the build and by the test suite, not by a user.
         read.remove("ALETHEIA_COMMIT");
         read.remove("ALETHEIA_TEST_MODEL_DIR");
+        // Read by debug builds only, for the reliability tests (src/stall.rs).
+        read.remove("ALETHEIA_TEST_STALL");
         let documented: std::collections::BTreeSet<String> = ENVIRONMENT
             .iter()
             .map(|(n, _)| n.to_string())

@@ -24,6 +24,11 @@ fn backup_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// The text of `path` as it was before aletheia first changed it, when its backup is there.
+pub fn backup(path: &Path) -> Option<String> {
+    fs::read_to_string(backup_path(path)).ok()
+}
+
 /// Replace `path` with `contents`: back up the old file, create missing folders, keep the old
 /// file's permissions. Returns the backup's path when there was a file to back up.
 pub fn write(path: &Path, contents: &str) -> std::io::Result<Option<PathBuf>> {

@@ -103,12 +103,14 @@ pub fn foreign_note(at: &str) -> String {
 
 /// Install (or with `remove`, uninstall) the entry `key` in the object at `container`. Returns
 /// the changes and, for an entry of that name that is not ours, a note saying it was left alone.
+/// Uninstall drops a `container` it leaves empty unless `kept` says the user had it before.
 pub fn server(
     obj: &CstObject,
     container: &str,
     key: &str,
     value: &Value,
     remove: bool,
+    kept: &Kept,
 ) -> Result<(Vec<Change>, Option<String>), ShapeError> {
     let at = format!("{container}.{key}");
     let Some(servers) = child_object(obj, container)? else {
@@ -133,7 +135,7 @@ pub fn server(
         (None, true) => return Ok((vec![], None)),
         (Some(prop), true) => {
             prop.remove();
-            prune(obj, container, &servers);
+            prune(obj, container, &servers, kept);
             Change::new(Action::Remove, &at, current.unwrap_or(Value::Null))
         }
         (Some(prop), false) => {
@@ -179,12 +181,14 @@ fn set_keys(obj: &CstObject, wanted: &Value, owned: impl Fn(&str) -> bool) {
 
 /// Make `hooks` hold exactly `wanted` (event, entry) of `host`'s entries: each present once,
 /// unchanged if already right, updated in place if its command moved; our entries for events
-/// no longer wanted are removed. With `wanted` empty this is uninstall.
+/// no longer wanted are removed. With `wanted` empty this is uninstall, which drops a `hooks`
+/// object it leaves empty unless `kept` says the user had one before install.
 pub fn hooks(
     obj: &CstObject,
     host: &str,
     style: HookStyle,
     wanted: &[(String, Value)],
+    kept: &Kept,
 ) -> Result<Vec<Change>, ShapeError> {
     let mut changes = Vec::new();
     let hooks = match child_object(obj, "hooks")? {
@@ -229,7 +233,7 @@ pub fn hooks(
         changes.extend(place(&list, host, style, &at, entry));
     }
     if wanted.is_empty() && !changes.is_empty() {
-        prune(obj, "hooks", &hooks);
+        prune(obj, "hooks", &hooks, kept);
     }
     Ok(changes)
 }
@@ -399,10 +403,40 @@ fn child_object(obj: &CstObject, key: &str) -> Result<Option<CstObject>, ShapeEr
     }
 }
 
+/// The top-level keys a file had before install first changed it, read from the backup install
+/// keeps of it (with our entries taken out): a container the user had (even empty, like
+/// `"hooks": {}`) is theirs, and uninstall leaves it; one install created goes again.
+#[derive(Debug, Default)]
+pub struct Kept(Vec<String>);
+
+impl Kept {
+    /// The keys of the document `before`; none when it is missing or does not parse (then every
+    /// container our removal empties is taken to be one install created).
+    pub fn from_before(before: Option<&str>) -> Kept {
+        let keys = before
+            .map(|t| t.strip_prefix('\u{feff}').unwrap_or(t))
+            .and_then(|t| parse(t).ok())
+            .and_then(|root| root_object(&root).ok())
+            .map(|obj| {
+                obj.properties()
+                    .iter()
+                    .filter_map(|p| p.decoded_name())
+                    .collect()
+            })
+            .unwrap_or_default();
+        Kept(keys)
+    }
+
+    fn has(&self, key: &str) -> bool {
+        self.0.iter().any(|k| k == key)
+    }
+}
+
 /// Drop `key` from `parent` once removing our entries left its object empty, so uninstall
-/// leaves the file as it was before install created the key.
-fn prune(parent: &CstObject, key: &str, child: &CstObject) {
-    let empty = child.properties().is_empty()
+/// leaves the file as it was before install created the key (a key the user had stays).
+fn prune(parent: &CstObject, key: &str, child: &CstObject, kept: &Kept) {
+    let empty = !kept.has(key)
+        && child.properties().is_empty()
         && !CstNode::Container(CstContainerNode::Object(child.clone()))
             .children()
             .iter()
@@ -438,7 +472,7 @@ mod tests {
     fn edit(text: &str, wanted: &[(String, Value)]) -> String {
         let root = parse(text).unwrap();
         let obj = root_object(&root).unwrap();
-        hooks(&obj, "cursor", HookStyle::Flat, wanted).unwrap();
+        hooks(&obj, "cursor", HookStyle::Flat, wanted, &Kept::default()).unwrap();
         root.to_string()
     }
 

@@ -385,7 +385,24 @@ fn plan_file_noted(
     let text = before.as_deref().unwrap_or("");
     let mut notes = Vec::new();
     let (changes, after, empty) = match &file.edits {
-        Edits::Json(edits) => edit_json(host, &plan.path, text, edits, uninstall, &mut notes)?,
+        Edits::Json(edits) => {
+            // What the user had before install, from its backup as uninstall would leave it: a
+            // backup taken when the file held only our entries keeps nothing.
+            let kept = match uninstall {
+                true => jsonc::Kept::from_before(
+                    atomic::backup(&plan.path)
+                        .and_then(|before| {
+                            let none = jsonc::Kept::default();
+                            edit_json(host, &plan.path, &before, edits, true, &none, &mut vec![])
+                                .ok()
+                        })
+                        .map(|(_, before, _)| before)
+                        .as_deref(),
+                ),
+                false => jsonc::Kept::default(),
+            };
+            edit_json(host, &plan.path, text, edits, uninstall, &kept, &mut notes)?
+        }
         Edits::TomlServer { container, value } => {
             let parse_error = |e: toml_doc::ParseError| InstallError::Parse {
                 path: plan.path.clone(),
@@ -435,6 +452,7 @@ fn edit_json(
     text: &str,
     edits: &[JsonEdit],
     uninstall: bool,
+    kept: &jsonc::Kept,
     notes: &mut Vec<String>,
 ) -> Result<(Vec<Change>, String, String), InstallError> {
     let shape = |e: jsonc::ShapeError| InstallError::Shape {
@@ -462,11 +480,12 @@ fn edit_json(
             JsonEdit::Required { .. } => vec![],
             JsonEdit::Hooks { style, entries } => {
                 let wanted: &[(String, Value)] = if uninstall { &[] } else { entries };
-                jsonc::hooks(&obj, host, *style, wanted).map_err(shape)?
+                jsonc::hooks(&obj, host, *style, wanted, kept).map_err(shape)?
             }
             JsonEdit::Server { container, value } => {
                 let (changes, note) =
-                    jsonc::server(&obj, container, SERVER_KEY, value, uninstall).map_err(shape)?;
+                    jsonc::server(&obj, container, SERVER_KEY, value, uninstall, kept)
+                        .map_err(shape)?;
                 notes.extend(note.map(|n| in_file(path, &n)));
                 changes
             }

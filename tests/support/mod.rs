@@ -36,7 +36,12 @@ impl Env {
 
     /// The binary with this environment and nothing inherited that could point elsewhere.
     pub fn cmd(&self) -> Command {
-        let mut c = Command::cargo_bin("aletheia").unwrap();
+        Command::from_std(self.std_cmd())
+    }
+
+    /// [`Env::cmd`] as a plain `std::process::Command`, for a test that runs several at once.
+    pub fn std_cmd(&self) -> std::process::Command {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("aletheia"));
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.dir.path())
@@ -119,4 +124,44 @@ pub fn prompt_payload(prompt: &str) -> String {
         "prompt": prompt
     })
     .to_string()
+}
+
+/// Write an executable file at `path` from a child process. A file this test process opened
+/// for writing could not be run ("Text file busy", ETXTBSY) while any child another test thread
+/// forks still holds that descriptor between its fork and its exec; a descriptor that only
+/// ever lived in a `sh` that has exited is held by nobody.
+pub fn write_executable(path: &Path, contents: &str) {
+    use std::io::Write;
+    let mut sh = std::process::Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(path)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    sh.stdin
+        .take()
+        .unwrap()
+        .write_all(contents.as_bytes())
+        .unwrap();
+    assert!(
+        sh.wait().unwrap().success(),
+        "cannot write {}",
+        path.display()
+    );
+}
+
+/// Copy the executable `from` to `to` from a child process, for the reason
+/// [`write_executable`] gives.
+pub fn copy_executable(from: &Path, to: &Path) {
+    let status = std::process::Command::new("cp")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "cannot copy {} to {}",
+        from.display(),
+        to.display()
+    );
 }
