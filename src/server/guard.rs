@@ -5,27 +5,44 @@
 //! the browser send requests to 127.0.0.1 (Origin names the page), and a DNS-rebinding page can
 //! even make them look same-origin (Host then names the attacker's domain). So Host must be one
 //! of the server's own names, and a request that carries an Origin must come from one of the
-//! server's own origins (or one the user allowed). With `ALETHEIA_API_KEY` set, every request
-//! also carries the key as a bearer token, compared in constant time. A browser cannot send a
-//! bearer token, so the dashboard's login page (`/login`, open without the key, as are the
-//! dashboard's stylesheet and script) trades the key for a sign-in cookie ([`super::logins`]).
+//! server's own origins (or one the user allowed).
+//!
+//! With `ALETHEIA_API_KEY` set, every request also carries the key: as a bearer token, or, on
+//! the dashboard's pages, as the password of HTTP Basic authentication, which is how a browser
+//! sends it. The dashboard deliberately has no sign-in cookie: a browser sends a cookie for
+//! 127.0.0.1 to every port of 127.0.0.1, so any other local server the browser visits would
+//! receive it and could replay it here, whereas a browser keeps Basic credentials for one
+//! origin (scheme, host and port) and sends them nowhere else. Keys are compared in constant
+//! time, and wrong ones are logged (the address, never the key) and throttled per address
+//! ([`super::attempts`]).
 
+use super::attempts::{self, Attempts, Failure};
 use super::error::ApiError;
-use super::logins::{self, Logins};
-use axum::extract::{Request, State};
-use axum::http::header::{ACCEPT, AUTHORIZATION, HOST, ORIGIN};
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::HeaderValue;
+use axum::http::header::{AUTHORIZATION, HOST, ORIGIN, RETRY_AFTER, WWW_AUTHENTICATE};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use sha2::{Digest, Sha256};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use subtle::ConstantTimeEq;
 
-/// Paths served without the key: the login page and the assets it uses.
+/// Paths served without the key: the dashboard's stylesheet and script.
 fn open_without_key(path: &str) -> bool {
-    path == "/login" || path.starts_with("/assets/")
+    path.starts_with("/assets/")
+}
+
+/// The API and MCP, which take the key as a bearer token only: the browser's Basic
+/// credentials are the dashboard's.
+fn is_api(path: &str) -> bool {
+    path.starts_with("/v1") || path.starts_with("/mcp")
 }
 
 /// What the guard lets through.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Guard {
     /// `host:port` values the Host header may hold.
     pub hosts: Vec<String>,
@@ -35,18 +52,34 @@ pub struct Guard {
     /// Any Host passes: the server listens beyond loopback, where clients name it by whatever
     /// address or name reaches it, and the key (which a rebinding page cannot have) guards it.
     pub any_host: bool,
-    /// The dashboard's sign-ins, which stand for the key on its pages.
-    pub logins: Arc<Logins>,
+    /// Recent wrong keys, by client address.
+    attempts: Attempts,
+}
+
+/// Why a request is refused.
+#[derive(Debug)]
+enum Refusal {
+    /// Host or Origin name another site.
+    Foreign(ApiError),
+    /// The key is missing or wrong; `api` says whether the path is the API's or MCP's.
+    NoKey { api: bool },
+    /// Too many wrong keys came from this address; it may try again after this long.
+    Throttled(Duration),
+}
+
+/// The credential a request presents.
+enum Presented {
+    None,
+    Bearer(String),
+    /// The password of HTTP Basic authentication (the user name is ignored); `None` when the
+    /// header is not valid Basic.
+    Basic(Option<String>),
 }
 
 impl Guard {
     /// The loopback names of `port`, the bound address when it is another, and the origins
     /// the user added (`ALETHEIA_ALLOWED_ORIGINS`, comma-separated).
-    pub fn new(
-        bound: std::net::SocketAddr,
-        api_key: Option<String>,
-        extra_origins: &[String],
-    ) -> Guard {
+    pub fn new(bound: SocketAddr, api_key: Option<String>, extra_origins: &[String]) -> Guard {
         let port = bound.port();
         let mut names = vec![
             format!("127.0.0.1:{port}"),
@@ -54,7 +87,7 @@ impl Guard {
             format!("[::1]:{port}"),
         ];
         let own = match bound.ip() {
-            std::net::IpAddr::V6(ip) => format!("[{ip}]:{port}"),
+            IpAddr::V6(ip) => format!("[{ip}]:{port}"),
             ip => format!("{ip}:{port}"),
         };
         if !bound.ip().is_unspecified() && !names.contains(&own) {
@@ -71,84 +104,145 @@ impl Guard {
             origins,
             any_host: api_key.is_some() && !bound.ip().is_loopback(),
             api_key,
-            logins: Arc::default(),
+            attempts: Attempts::default(),
         }
     }
 
-    fn check(&self, req: &Request) -> Result<(), ApiError> {
+    fn check(&self, req: &Request, peer: IpAddr, now: Instant) -> Result<(), Refusal> {
         let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
         let host = header(HOST).unwrap_or("");
         if !self.any_host && !self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
-            return Err(ApiError::new(
+            return Err(Refusal::Foreign(ApiError::new(
                 403,
                 "forbidden_host",
                 format!(
                     "Host \"{host}\" is not this server's: use one of {}",
                     self.hosts.join(", ")
                 ),
-            ));
+            )));
         }
         if let Some(origin) = header(ORIGIN)
             && !self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin))
         {
-            return Err(ApiError::new(
+            return Err(Refusal::Foreign(ApiError::new(
                 403,
                 "forbidden_origin",
                 format!(
                     "requests from {origin} are refused: add it to ALETHEIA_ALLOWED_ORIGINS to allow it"
                 ),
-            ));
+            )));
         }
-        if let Some(key) = &self.api_key
-            && !open_without_key(req.uri().path())
-        {
-            // The scheme's name is case-insensitive (RFC 9110).
-            let given = header(AUTHORIZATION)
-                .and_then(|v| v.split_once(' '))
-                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-                .map_or("", |(_, token)| token.trim());
-            let session = logins::token(req.headers());
-            let by_bearer = bool::from(given.as_bytes().ct_eq(key.as_bytes()));
-            // The cookie is the dashboard's: the API and MCP take the key itself, so a cookie
-            // that leaks (every server on localhost receives it) opens the pages, not the API.
-            let path = req.uri().path();
-            let api = path.starts_with("/v1") || path.starts_with("/mcp");
-            let by_cookie = !api && self.logins.valid(session);
-            if !(by_bearer || by_cookie) {
-                return Err(ApiError::new(
-                    401,
-                    "unauthorized",
-                    "this server needs its API key: send it as \"Authorization: Bearer <ALETHEIA_API_KEY>\"",
-                ));
-            }
+        let path = req.uri().path();
+        let Some(key) = &self.api_key else {
+            return Ok(());
+        };
+        if open_without_key(path) {
+            return Ok(());
         }
-        Ok(())
+        // A blocked address's key is not even compared: a 200 for a right guess would let
+        // guessing go on at full speed.
+        if let Some(wait) = self.attempts.blocked(peer, now) {
+            return Err(Refusal::Throttled(wait));
+        }
+        let api = is_api(path);
+        let given = match presented(header(AUTHORIZATION)) {
+            Presented::None => return Err(Refusal::NoKey { api }),
+            // The API does not take the browser's credentials: a cross-site request that a
+            // browser sends with them then opens no more than the dashboard's pages.
+            Presented::Basic(_) if api => return Err(Refusal::NoKey { api }),
+            Presented::Bearer(token) => token,
+            Presented::Basic(password) => password.unwrap_or_default(),
+        };
+        // Digests first, so the comparison takes the same time whatever the lengths.
+        if bool::from(Sha256::digest(given.as_bytes()).ct_eq(&Sha256::digest(key.as_bytes()))) {
+            return Ok(());
+        }
+        tracing::warn!(
+            peer = %peer,
+            method = %req.method(),
+            path,
+            "refused a wrong API key"
+        );
+        if self.attempts.fail(peer, now) == Failure::Blocked {
+            tracing::warn!(
+                peer = %peer,
+                wrong_keys = attempts::LIMIT,
+                refused_for_s = attempts::BLOCK.as_secs(),
+                "too many wrong API keys: refusing this address for a while"
+            );
+        }
+        Err(Refusal::NoKey { api })
+    }
+}
+
+/// The credential in an `Authorization` header.
+fn presented(header: Option<&str>) -> Presented {
+    let Some((scheme, value)) = header.and_then(|v| v.trim().split_once(' ')) else {
+        return Presented::None;
+    };
+    let value = value.trim();
+    // The scheme's name is case-insensitive (RFC 9110).
+    if scheme.eq_ignore_ascii_case("bearer") && !value.is_empty() {
+        Presented::Bearer(value.to_owned())
+    } else if scheme.eq_ignore_ascii_case("basic") {
+        let password = base64::engine::general_purpose::STANDARD
+            .decode(value)
+            .ok()
+            .and_then(|raw| String::from_utf8(raw).ok())
+            .and_then(|pair| pair.split_once(':').map(|(_, p)| p.to_owned()));
+        Presented::Basic(password)
+    } else {
+        Presented::None
     }
 }
 
 /// The middleware: refuse what [`Guard::check`] refuses, pass the rest on.
 pub async fn layer(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
-    match guard.check(&req) {
+    // Set by the server's connection info; a test that builds the app without it counts every
+    // request as one client.
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
+    match guard.check(&req, peer, Instant::now()) {
         Ok(()) => next.run(req).await,
-        // A person opening a dashboard page without the key is sent to the login page.
-        Err(e) if e.status == 401 && wants_a_page(&req) => {
-            axum::response::Redirect::to("/login").into_response()
-        }
-        Err(e) => e.into_response(),
+        Err(refusal) => refusal.into_response(),
     }
 }
 
-/// A browser's GET for a dashboard page (not the API or MCP).
-fn wants_a_page(req: &Request) -> bool {
-    let path = req.uri().path();
-    req.method() == axum::http::Method::GET
-        && !path.starts_with("/v1")
-        && !path.starts_with("/mcp")
-        && req
-            .headers()
-            .get(ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|a| a.contains("text/html"))
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::Foreign(e) => e.into_response(),
+            // A person opening a page: the browser asks for the key and keeps it for this
+            // origin only.
+            Refusal::NoKey { api: false } => super::dashboard::sign_in_page(),
+            Refusal::NoKey { api: true } => {
+                let mut r = ApiError::new(
+                    401,
+                    "unauthorized",
+                    "this server needs its API key: send it as \"Authorization: Bearer <ALETHEIA_API_KEY>\"",
+                )
+                .into_response();
+                r.headers_mut().insert(
+                    WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer realm=\"aletheia\""),
+                );
+                r
+            }
+            Refusal::Throttled(wait) => {
+                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                let mut r = ApiError::new(
+                    429,
+                    "too_many_attempts",
+                    format!("too many wrong API keys from this address: try again in {secs} s"),
+                )
+                .into_response();
+                r.headers_mut().insert(RETRY_AFTER, HeaderValue::from(secs));
+                r
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -157,8 +251,14 @@ mod tests {
     use axum::body::Body;
     use axum::http::header::COOKIE;
 
+    const LOCAL: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+
     fn req(host: &str, origin: Option<&str>, auth: Option<&str>) -> Request {
-        let mut b = Request::builder().uri("/v1/health").header(HOST, host);
+        at("/v1/health", host, origin, auth)
+    }
+
+    fn at(path: &str, host: &str, origin: Option<&str>, auth: Option<&str>) -> Request {
+        let mut b = Request::builder().uri(path).header(HOST, host);
         if let Some(o) = origin {
             b = b.header(ORIGIN, o);
         }
@@ -168,22 +268,41 @@ mod tests {
         b.body(Body::empty()).unwrap()
     }
 
-    fn status(r: Result<(), ApiError>) -> u16 {
-        r.map_or_else(|e| e.status, |()| 200)
+    fn basic(user: &str, password: &str) -> String {
+        let pair = format!("{user}:{password}");
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(pair)
+        )
+    }
+
+    fn status(g: &Guard, r: &Request) -> u16 {
+        match g.check(r, LOCAL, Instant::now()) {
+            Ok(()) => 200,
+            Err(Refusal::Foreign(e)) => e.status,
+            Err(Refusal::NoKey { .. }) => 401,
+            Err(Refusal::Throttled(_)) => 429,
+        }
     }
 
     #[test]
     fn loopback_hosts_and_origins_pass_and_others_are_refused() {
         let g = Guard::new("127.0.0.1:7700".parse().unwrap(), None, &[]);
-        assert_eq!(status(g.check(&req("127.0.0.1:7700", None, None))), 200);
+        assert_eq!(status(&g, &req("127.0.0.1:7700", None, None)), 200);
         assert_eq!(
-            status(g.check(&req("localhost:7700", Some("http://localhost:7700"), None))),
+            status(
+                &g,
+                &req("localhost:7700", Some("http://localhost:7700"), None)
+            ),
             200
         );
-        assert_eq!(status(g.check(&req("evil.example:7700", None, None))), 403);
-        assert_eq!(status(g.check(&req("127.0.0.1:7701", None, None))), 403);
+        assert_eq!(status(&g, &req("evil.example:7700", None, None)), 403);
+        assert_eq!(status(&g, &req("127.0.0.1:7701", None, None)), 403);
         assert_eq!(
-            status(g.check(&req("127.0.0.1:7700", Some("http://evil.example"), None))),
+            status(
+                &g,
+                &req("127.0.0.1:7700", Some("http://evil.example"), None)
+            ),
             403
         );
         let g = Guard::new(
@@ -192,7 +311,10 @@ mod tests {
             &["https://tool.example/".into()],
         );
         assert_eq!(
-            status(g.check(&req("127.0.0.1:7700", Some("https://tool.example"), None))),
+            status(
+                &g,
+                &req("127.0.0.1:7700", Some("https://tool.example"), None)
+            ),
             200
         );
     }
@@ -204,61 +326,109 @@ mod tests {
             Some("s3cret-key".into()),
             &[],
         );
-        assert_eq!(status(g.check(&req("127.0.0.1:7700", None, None))), 401);
+        assert_eq!(status(&g, &req("127.0.0.1:7700", None, None)), 401);
         assert_eq!(
-            status(g.check(&req("127.0.0.1:7700", None, Some("Bearer wrong")))),
+            status(&g, &req("127.0.0.1:7700", None, Some("Bearer wrong"))),
             401
         );
         assert_eq!(
-            status(g.check(&req("127.0.0.1:7700", None, Some("s3cret-key")))),
+            status(&g, &req("127.0.0.1:7700", None, Some("s3cret-key"))),
             401
         );
         assert_eq!(
-            status(g.check(&req("127.0.0.1:7700", None, Some("Bearer s3cret-key")))),
+            status(&g, &req("127.0.0.1:7700", None, Some("Bearer s3cret-key"))),
             200
+        );
+        assert_eq!(
+            status(
+                &g,
+                &req("127.0.0.1:7700", None, Some("Bearer s3cret-key-and-more"))
+            ),
+            401
         );
     }
 
     #[test]
-    fn with_a_key_the_login_cookie_stands_for_it() {
+    fn the_browser_sends_the_key_as_a_basic_password_for_pages_only() {
         let g = Guard::new(
             "127.0.0.1:7700".parse().unwrap(),
             Some("s3cret-key".into()),
             &[],
         );
-        let with_cookie = |value: &str| {
-            Request::builder()
-                .uri("/memories")
-                .header(HOST, "127.0.0.1:7700")
-                .header(COOKIE, format!("theme=dark; {}={value}", logins::COOKIE))
-                .body(Body::empty())
-                .unwrap()
-        };
-        let token = g.logins.start();
-        assert_eq!(status(g.check(&with_cookie(&token))), 200);
-        assert_eq!(status(g.check(&with_cookie("s3cret-key"))), 401);
+        let page = |auth: &str| at("/memories", "127.0.0.1:7700", None, Some(auth));
+        assert_eq!(status(&g, &page(&basic("anyone", "s3cret-key"))), 200);
+        assert_eq!(status(&g, &page(&basic("", "s3cret-key"))), 200);
+        assert_eq!(status(&g, &page("Bearer s3cret-key")), 200);
+        assert_eq!(status(&g, &page(&basic("s3cret-key", "wrong"))), 401);
+        assert_eq!(status(&g, &page("Basic not-base64!")), 401);
         assert_eq!(
-            status(g.check(&with_cookie(&Logins::default().start()))),
+            status(&g, &at("/memories", "127.0.0.1:7700", None, None)),
             401
         );
-        assert_eq!(status(g.check(&with_cookie(""))), 401);
-        g.logins.end(&token);
-        assert_eq!(status(g.check(&with_cookie(&token))), 401, "signed out");
-        // The login page and its assets open without the key; Host is still checked.
-        let open = |path: &str, host: &str| {
-            Request::builder()
-                .uri(path)
-                .header(HOST, host)
-                .body(Body::empty())
-                .unwrap()
-        };
-        assert_eq!(status(g.check(&open("/login", "127.0.0.1:7700"))), 200);
+        // The API and MCP take the bearer token alone.
+        for path in ["/v1/memories", "/mcp"] {
+            let r = at(
+                path,
+                "127.0.0.1:7700",
+                None,
+                Some(&basic("u", "s3cret-key")),
+            );
+            assert_eq!(status(&g, &r), 401, "{path}");
+        }
+        // A cookie opens nothing: there are no sign-in cookies.
+        let with_cookie = Request::builder()
+            .uri("/memories")
+            .header(HOST, "127.0.0.1:7700")
+            .header(COOKIE, format!("aletheia_session={}", "a".repeat(64)))
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(status(&g, &with_cookie), 401);
+        // The assets open without the key; Host is still checked.
         assert_eq!(
-            status(g.check(&open("/assets/app.css", "127.0.0.1:7700"))),
+            status(&g, &at("/assets/app.css", "127.0.0.1:7700", None, None)),
             200
         );
-        assert_eq!(status(g.check(&open("/", "127.0.0.1:7700"))), 401);
-        assert_eq!(status(g.check(&open("/login", "evil.example:7700"))), 403);
+        assert_eq!(status(&g, &at("/login", "127.0.0.1:7700", None, None)), 401);
+        assert_eq!(
+            status(&g, &at("/assets/app.css", "evil.example:7700", None, None)),
+            403
+        );
+    }
+
+    #[test]
+    fn an_address_that_sends_too_many_wrong_keys_is_refused_even_the_right_one() {
+        let g = Guard::new(
+            "127.0.0.1:7700".parse().unwrap(),
+            Some("s3cret-key".into()),
+            &[],
+        );
+        let now = Instant::now();
+        let wrong = req("127.0.0.1:7700", None, Some("Bearer wrong"));
+        let right = req("127.0.0.1:7700", None, Some("Bearer s3cret-key"));
+        let none = req("127.0.0.1:7700", None, None);
+        // Requests without any key are not guesses and are not counted.
+        for _ in 0..(2 * attempts::LIMIT) {
+            assert!(matches!(
+                g.check(&none, LOCAL, now),
+                Err(Refusal::NoKey { .. })
+            ));
+        }
+        for _ in 0..attempts::LIMIT {
+            assert!(matches!(
+                g.check(&wrong, LOCAL, now),
+                Err(Refusal::NoKey { .. })
+            ));
+        }
+        assert!(matches!(
+            g.check(&right, LOCAL, now),
+            Err(Refusal::Throttled(_))
+        ));
+        let other: IpAddr = "10.1.2.3".parse().unwrap();
+        assert!(g.check(&right, other, now).is_ok(), "other addresses go on");
+        assert!(g.check(&right, LOCAL, now + attempts::BLOCK).is_ok());
+        let r = Refusal::Throttled(Duration::from_millis(59_200)).into_response();
+        assert_eq!(r.status(), 429);
+        assert_eq!(r.headers()[RETRY_AFTER], "60");
     }
 
     #[test]
@@ -272,36 +442,19 @@ mod tests {
     fn beyond_loopback_with_a_key_any_host_passes_but_never_without_the_key() {
         let g = Guard::new("0.0.0.0:7749".parse().unwrap(), Some("k".into()), &[]);
         assert_eq!(
-            status(g.check(&req("192.168.1.20:7749", None, Some("bearer k")))),
+            status(&g, &req("192.168.1.20:7749", None, Some("bearer k"))),
             200
         );
         assert_eq!(
-            status(g.check(&req("mybox.local:7749", None, Some("BEARER  k")))),
+            status(&g, &req("mybox.local:7749", None, Some("BEARER  k"))),
             200
         );
-        assert_eq!(status(g.check(&req("mybox.local:7749", None, None))), 401);
+        assert_eq!(status(&g, &req("mybox.local:7749", None, None)), 401);
         let local = Guard::new("127.0.0.1:7749".parse().unwrap(), Some("k".into()), &[]);
         assert!(!local.any_host);
         assert_eq!(
-            status(local.check(&req("mybox.local:7749", None, Some("Bearer k")))),
+            status(&local, &req("mybox.local:7749", None, Some("Bearer k"))),
             403
         );
-    }
-
-    #[test]
-    fn the_dashboard_cookie_does_not_open_the_api() {
-        let g = Guard::new("127.0.0.1:7700".parse().unwrap(), Some("k".into()), &[]);
-        let token = g.logins.start();
-        let with_cookie = |path: &str| {
-            Request::builder()
-                .uri(path)
-                .header(HOST, "127.0.0.1:7700")
-                .header(COOKIE, format!("{}={token}", logins::COOKIE))
-                .body(Body::empty())
-                .unwrap()
-        };
-        assert_eq!(status(g.check(&with_cookie("/memories"))), 200);
-        assert_eq!(status(g.check(&with_cookie("/v1/memories"))), 401);
-        assert_eq!(status(g.check(&with_cookie("/mcp"))), 401);
     }
 }

@@ -7,11 +7,11 @@
 //! the body cap, structured logs, and a shutdown that finishes in-flight requests and releases
 //! the worker's job.
 
+mod attempts;
 pub mod dashboard;
 pub mod error;
 pub mod guard;
 mod json_answer;
-mod logins;
 pub mod mcp_http;
 pub mod openapi;
 pub mod rest;
@@ -61,11 +61,7 @@ pub fn app(state: Arc<state::State>, guard: guard::Guard) -> Router {
     let guard = Arc::new(guard);
     Router::new()
         .merge(rest::router(Arc::clone(&state)))
-        .merge(dashboard::router(
-            Arc::clone(&state),
-            guard.api_key.clone(),
-            Arc::clone(&guard.logins),
-        ))
+        .merge(dashboard::router(Arc::clone(&state)))
         .merge(mcp_http::router(
             Arc::clone(&state),
             // rmcp lets any Host through when its list is empty.
@@ -153,7 +149,10 @@ async fn serve(
         paths.db.display()
     );
     tracing::info!(%bound, worker = %worker_line, "server started");
-    axum::serve(listener, app(Arc::clone(&state), guard))
+    // The guard counts wrong keys per client address, which it reads from the connection.
+    let service =
+        app(Arc::clone(&state), guard).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, service)
         .with_graceful_shutdown(shutdown_signal())
         .await
         .context("serving")?;

@@ -393,8 +393,10 @@ def test_the_dashboard_in_a_browser(browser_tools, server, home, shots, tmp_path
     assert "<!-- aletheia:rules:start -->" in claude_md and "Run the shop tests before you commit" in claude_md
 
 
-def test_the_login_page_trades_the_key_for_a_cookie(aletheia, home, server_env, browser_tools, shots, tmp_path):
-    """With ALETHEIA_API_KEY set, a page asks for the key once, then works from its cookie."""
+def test_the_browser_signs_in_for_this_origin_alone(aletheia, home, server_env, browser_tools, shots, tmp_path):
+    """With ALETHEIA_API_KEY set, the browser asks for the key (HTTP Basic) and keeps it for this origin:
+    no cookie is set, and another server on 127.0.0.1 that the browser opens receives neither the key nor
+    a cookie."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
     env.update(server_env, HOME=str(home), ALETHEIA_API_KEY="k3y-for-the-test")
     proc = subprocess.Popen([aletheia, "server", "--port", "0", "--no-worker"], env=env, cwd=home / "shop",
@@ -409,38 +411,54 @@ def test_the_login_page_trades_the_key_for_a_cookie(aletheia, home, server_env, 
         script.write_text(r"""
 const { chromium } = require(process.env.PW_CORE);
 const assert = require("assert");
+const http = require("http");
 const fs = require("fs"); const path = require("path");
 (async () => {
-  const profile = fs.mkdtempSync(path.join(process.env.PROFILE_ROOT, "profile-"));
-  const ctx = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM, headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
-  const page = ctx.pages()[0] || (await ctx.newPage());
-  await page.goto(process.env.BASE + "/");
-  assert(page.url().endsWith("/login"), "not sent to the login page: " + page.url());
-  await page.fill("input[name=key]", "wrong");
-  await page.click("button[type=submit]");
-  assert((await page.locator("main").innerText()).includes("not this server's key"));
-  await page.goto(process.env.BASE + "/login");
-  await page.fill("input[name=key]", "k3y-for-the-test");
-  await page.click("button[type=submit]");
-  await page.waitForURL(process.env.BASE + "/");
-  assert((await page.title()).includes("Memories"));
-  const cookie = (await ctx.cookies()).find((c) => c.name === "aletheia_session");
-  assert(cookie && cookie.httpOnly && cookie.sameSite === "Strict", JSON.stringify(cookie));
-  assert(cookie.value !== "k3y-for-the-test", "the cookie holds the key itself");
-  assert(cookie.expires > Date.now() / 1000 + 6 * 86400, "the sign-in does not last a week: " + JSON.stringify(cookie));
-  await page.screenshot({ path: path.join(process.env.SHOTS, "00-login-then-memories.png"), fullPage: true });
-  // Signing out ends this sign-in on the server, not just in the browser: the old token,
-  // sent again by hand, opens nothing.
-  await page.click("a.account");
-  await page.click("form[action='/logout'] button");
-  await page.waitForURL(process.env.BASE + "/login");
-  assert(!(await ctx.cookies()).some((c) => c.name === "aletheia_session"), "the cookie outlived the sign-out");
-  await ctx.addCookies([{ name: "aletheia_session", value: cookie.value, url: process.env.BASE }]);
-  await page.goto(process.env.BASE + "/");
-  assert(page.url().endsWith("/login"), "a signed-out token still opens the dashboard: " + page.url());
+  // Another local server, as any the browser might open: it records what the browser sends it.
+  const seen = [];
+  const other = http.createServer((req, res) => { seen.push(req.headers); res.end("<!doctype html><title>other</title>"); });
+  await new Promise((r) => other.listen(0, "127.0.0.1", r));
+  const otherUrl = "http://127.0.0.1:" + other.address().port + "/";
+  const launch = (httpCredentials) => chromium.launchPersistentContext(
+    fs.mkdtempSync(path.join(process.env.PROFILE_ROOT, "profile-")),
+    { executablePath: process.env.CHROMIUM, headless: true, httpCredentials,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const open = async (ctx, url) => {
+    const page = ctx.pages()[0] || (await ctx.newPage());
+    return [page, await page.goto(url)];
+  };
+  // Without the key: the sign-in page, which shows no memory and no form token.
+  let ctx = await launch(undefined);
+  let [page, resp] = await open(ctx, process.env.BASE + "/");
+  assert.strictEqual(resp.status(), 401);
+  assert((await page.locator("main").innerText()).includes("any user name"));
+  assert(!(await page.content()).includes("csrf"), "the form token is served before the key");
+  await page.screenshot({ path: path.join(process.env.SHOTS, "00-sign-in.png"), fullPage: true });
   await ctx.close();
+  // A wrong key opens nothing.
+  ctx = await launch({ username: "me", password: "wrong" });
+  [page, resp] = await open(ctx, process.env.BASE + "/");
+  assert.strictEqual(resp.status(), 401);
+  await ctx.close();
+  // The key: the pages open and a form works, with no cookie anywhere.
+  ctx = await launch({ username: "me", password: "k3y-for-the-test" });
+  [page, resp] = await open(ctx, process.env.BASE + "/new");
+  assert.strictEqual(resp.status(), 200);
+  await page.fill("textarea[name=text]", "Signed in through the browser's dialog");
+  await page.click("form[action='/memories'] button[type=submit]");
+  await page.waitForURL(/\/memories\/\d+\?ok=saved$/);
+  assert((await page.locator("main").innerText()).includes("Signed in through the browser's dialog"));
+  await page.screenshot({ path: path.join(process.env.SHOTS, "00-signed-in.png"), fullPage: true });
+  assert.deepStrictEqual(await ctx.cookies(), [], "the dashboard set a cookie");
+  await page.goto(otherUrl);
+  assert(seen.length > 0, "the other server was not visited");
+  for (const h of seen) {
+    assert(!h.authorization, "the other port received the key: " + JSON.stringify(h));
+    assert(!h.cookie, "the other port received a cookie: " + JSON.stringify(h));
+  }
+  await ctx.close();
+  other.close();
   console.log("ok");
 })().catch((e) => { console.error(e && e.stack || e); process.exit(1); });
 """)

@@ -8,7 +8,10 @@
 //!   script and stylesheet, so even a mistake in escaping could not run inline script.
 //! - Every state-changing action is a POST carrying [`Dash::csrf`], a token derived from a
 //!   random secret made when the server starts, checked in constant time; the guard's Origin
-//!   check refuses foreign pages as well. GET never changes anything.
+//!   check refuses foreign pages as well. GET never changes anything. With an API key, only a
+//!   request that carried the key is ever served a page, so the token never reaches anyone
+//!   who has not given the key; the browser keeps the key for this origin alone (see
+//!   [`super::guard`] for why there is no sign-in cookie).
 //! - Nothing is fetched from the network: the stylesheet and script are embedded in the binary.
 //!
 //! Times are rendered as `<time datetime="…Z">` with UTC text, which the embedded script
@@ -19,7 +22,6 @@ mod rules;
 mod system;
 mod truths;
 
-use super::logins::{self, Logins};
 use super::state::State;
 use crate::ops::{self, OpError, Operation};
 use axum::Router;
@@ -30,7 +32,6 @@ use axum::routing::get;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use subtle::ConstantTimeEq;
 
 const CSS: &str = include_str!("app.css");
@@ -41,30 +42,17 @@ pub struct Dash {
     state: Arc<State>,
     /// The token every form carries.
     csrf: String,
-    /// `ALETHEIA_API_KEY`, as the server read it: the login page checks it.
-    api_key: Option<String>,
-    /// Sign-ins, shared with the guard that honours them.
-    logins: Arc<Logins>,
 }
 
-/// Whether pages offer "Sign out": only a server with a key has sign-ins. Read by the page
-/// shell, which every handler calls without its [`Dash`].
-static SIGN_INS: AtomicBool = AtomicBool::new(false);
-
-/// The dashboard's routes; `api_key` and `logins` are the guard's.
-pub fn router(state: Arc<State>, api_key: Option<String>, logins: Arc<Logins>) -> Router {
-    SIGN_INS.store(api_key.is_some(), Ordering::Relaxed);
+/// The dashboard's routes.
+pub fn router(state: Arc<State>) -> Router {
     let dash = Arc::new(Dash {
         state,
-        csrf: csrf_token(&logins::random_bytes()),
-        api_key,
-        logins,
+        csrf: csrf_token(&random_bytes()),
     });
     Router::new()
         .route("/assets/app.css", get(css))
         .route("/assets/app.js", get(js))
-        .route("/login", get(login_page).post(login))
-        .route("/logout", axum::routing::post(logout))
         .merge(memories::routes())
         .merge(truths::routes())
         .merge(rules::routes())
@@ -193,9 +181,6 @@ fn page_with(
                 ""
             }
         );
-    }
-    if SIGN_INS.load(Ordering::Relaxed) {
-        h.push_str("<a class=\"account\" href=\"/login\">Sign out</a>");
     }
     h.push_str("</nav></header><main>");
     let _ = write!(h, "<h1>{}</h1>", escape(title));
@@ -402,85 +387,31 @@ fn options(values: &[&str], selected: Option<&str>, blank: Option<&str>) -> Stri
 }
 
 // ---------------------------------------------------------------------------------------------
-// Login (with ALETHEIA_API_KEY set)
+// Signing in (with ALETHEIA_API_KEY set)
 // ---------------------------------------------------------------------------------------------
 
-async fn login_page(d: St, headers: axum::http::HeaderMap) -> Response {
-    let d = d.0;
-    if d.api_key.is_none() {
-        return page(
-            "Sign in",
-            Nav::None,
-            None,
-            "<p>This server has no API key, so there is nothing to sign in to: <a href=\"/\">open the dashboard</a>.</p>",
-        );
-    }
-    if d.logins.valid(logins::token(&headers)) {
-        let body = format!(
-            "<p>This browser is signed in. <a href=\"/\">Open the dashboard</a>.</p>\
-             <form method=\"post\" action=\"/logout\">{}<button type=\"submit\">Sign out</button></form>",
-            d.token_field()
-        );
-        return page("Signed in", Nav::None, None, &body);
-    }
-    let body = format!(
-        "<form method=\"post\" action=\"/login\" class=\"stack\">{}\
-         <label>API key <input type=\"password\" name=\"key\" autocomplete=\"current-password\" required autofocus></label>\
-         <button type=\"submit\">Sign in</button></form>\
-         <p class=\"muted\">The key is the server's ALETHEIA_API_KEY. Signing in keeps a cookie in this browser (HttpOnly, SameSite=Strict) for {} days, until you sign out, or until the server restarts.</p>",
-        d.token_field(),
-        logins::LIFETIME.as_secs() / 86_400
+/// The answer to a page request without the key: 401 with a Basic challenge, so the browser
+/// asks for the key, and a page for the person who cancels the browser's dialog. It shows no
+/// stored text and no form token.
+pub fn sign_in_page() -> Response {
+    let body = "<p>This server has an API key. Your browser asks for it: give any user name, and the key \
+        (the server's ALETHEIA_API_KEY) as the password. The browser sends it to this address and port \
+        alone, and forgets it when it closes.</p><p><a href=\"/\">Try again</a></p>";
+    let mut r = page_with(StatusCode::UNAUTHORIZED, "Sign in", Nav::None, None, body);
+    r.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static("Basic realm=\"aletheia\", charset=\"UTF-8\""),
     );
-    page("Sign in", Nav::None, None, &body)
-}
-
-async fn login(d: St, body: Bytes) -> Response {
-    let d = d.0;
-    let form = match d.form(&body) {
-        Ok(f) => f,
-        Err(r) => return *r,
-    };
-    let Some(key) = &d.api_key else {
-        return done("/");
-    };
-    let given = form.get("key").map(String::as_str).unwrap_or("");
-    if !bool::from(given.as_bytes().ct_eq(key.as_bytes())) {
-        return page_with(
-            StatusCode::UNAUTHORIZED,
-            "Sign in",
-            Nav::None,
-            None,
-            "<p class=\"error\">That is not this server's key.</p><p><a href=\"/login\">Try again</a></p>",
-        );
-    }
-    let cookie = format!(
-        "{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
-        logins::COOKIE,
-        d.logins.start(),
-        logins::LIFETIME.as_secs()
-    );
-    with_cookie(done("/"), &cookie)
-}
-
-/// Sign this browser out: its token opens nothing any more and the cookie is dropped.
-async fn logout(d: St, headers: axum::http::HeaderMap, body: Bytes) -> Response {
-    let d = d.0;
-    if let Err(r) = d.form(&body) {
-        return *r;
-    }
-    d.logins.end(logins::token(&headers));
-    let cookie = format!(
-        "{}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0",
-        logins::COOKIE
-    );
-    with_cookie(done("/login"), &cookie)
-}
-
-fn with_cookie(mut r: Response, cookie: &str) -> Response {
-    if let Ok(v) = HeaderValue::from_str(cookie) {
-        r.headers_mut().insert(header::SET_COOKIE, v);
-    }
     r
+}
+
+/// 32 bytes from the operating system's random source.
+fn random_bytes() -> [u8; 32] {
+    let mut buf = [0u8; 32];
+    // The OS source failing leaves nothing safe to fall back on; the server cannot guard its
+    // forms without it.
+    getrandom::fill(&mut buf).expect("the operating system's random source");
+    buf
 }
 
 #[cfg(test)]
@@ -514,10 +445,10 @@ mod tests {
 
     #[test]
     fn a_form_needs_this_processs_token() {
-        let secret = logins::random_bytes();
+        let secret = random_bytes();
         let token = csrf_token(&secret);
         assert_eq!(token.len(), 64);
-        assert_ne!(token, csrf_token(&logins::random_bytes()));
+        assert_ne!(token, csrf_token(&random_bytes()));
         let form = |t: &str| params(format!("csrf={t}&id=3").as_bytes());
         assert!(csrf_ok(&token, &form(&token)));
         assert!(!csrf_ok(&token, &form("")));
