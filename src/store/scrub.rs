@@ -74,6 +74,12 @@ fn redact(r: &Redactor, shape: Shape, text: &str) -> String {
 }
 
 impl Store {
+    /// Move every row to its project's stored key (see [`super::rekey`]); returns how many rows
+    /// moved or merged.
+    pub fn scrub_projects(&mut self, r: &Redactor) -> Result<usize, StoreError> {
+        self.write(|tx| super::rekey::rekey_projects(tx, r))
+    }
+
     /// Redact those columns again; returns how many rows changed. A
     /// row that becomes identical to another under a unique key (two rules that differed only
     /// by a secret) is merged into it.
