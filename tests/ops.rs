@@ -1556,4 +1556,10 @@ fn scrub_merges_projects_that_redact_to_one_key() {
     assert_eq!(found["hits"].as_array().unwrap().len(), 1, "{found}");
     let again = h.ok(&full(), "scrub", json!({}));
     assert_eq!(again["projects"], 0, "a second scrub changes nothing");
+    // What the scrub replaced is gone from the files too, not left in freed pages, old
+    // full-text segments or the WAL.
+    let dir = h.close();
+    for token in [&a, &b] {
+        assert_eq!(holding(dir.path(), token), Vec::<PathBuf>::new(), "{token}");
+    }
 }

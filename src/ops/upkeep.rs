@@ -33,13 +33,15 @@ impl Operation for Scrub {
     fn run(self, ctx: &mut Context<'_>) -> Result<Scrubbed, OpError> {
         ctx.caller.check_every_project(Self::NAME)?;
         let redactor = ctx.redactor;
-        let memories = ctx.store.scrub(|s| redactor.redact(s))?;
-        let records = ctx.store.scrub_records(redactor)?;
-        let projects = ctx.store.scrub_projects(redactor)?;
-        Ok(Scrubbed {
-            memories,
-            records,
-            projects,
+        ctx.store.erasing(|store| {
+            let memories = store.scrub(|s| redactor.redact(s))?;
+            let records = store.scrub_records(redactor)?;
+            let projects = store.scrub_projects(redactor)?;
+            Ok(Scrubbed {
+                memories,
+                records,
+                projects,
+            })
         })
     }
 }
