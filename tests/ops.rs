@@ -1563,3 +1563,24 @@ fn scrub_merges_projects_that_redact_to_one_key() {
         assert_eq!(holding(dir.path(), token), Vec::<PathBuf>::new(), "{token}");
     }
 }
+
+/// A key an older version stored too long or with a control character (a 3.5 MB name made the
+/// dashboard's page 10.8 MB) is cut to 200 characters, each control character made `_`.
+#[test]
+fn scrub_fits_a_project_key_stored_too_long_or_with_a_control_character() {
+    let mut h = Home::new();
+    let long = format!("a\nb{}", "x".repeat(3_500_000));
+    h.store
+        .conn()
+        .execute(
+            "INSERT INTO memories (uid, project, kind, type, title, text, tool, created_at, content_hash)
+             VALUES ('u1', ?1, 'note', 'note', 'cache', 'the cache expires hourly', 'cli', 1, 'h1')",
+            [&long],
+        )
+        .unwrap();
+    h.ok(&full(), "scrub", json!({}));
+    let want: String = format!("a_b{}", "x".repeat(197));
+    assert_eq!(stored_projects(&h), vec![want.clone()]);
+    let listed = h.ok(&full(), "list_projects", json!({}));
+    assert_eq!(listed[0]["project"], want, "{listed}");
+}
