@@ -103,14 +103,14 @@ impl Caller {
     }
 
     /// The project a request names (blank means none), else the default; checked, and as
-    /// it is stored (see [`project_key`]).
+    /// it is stored (see [`named_project`]).
     pub fn project_or_default(
         &self,
         project: Option<&str>,
         r: &Redactor,
     ) -> Result<String, OpError> {
         let p = match project.map(str::trim).filter(|p| !p.is_empty()) {
-            Some(p) => project_key(p, r)?,
+            Some(p) => named_project(p, r)?,
             None => crate::project::stored_key(&self.default_project, r),
         };
         self.check_project(&p)?;
@@ -127,7 +127,7 @@ impl Caller {
     ) -> Result<Option<String>, OpError> {
         match project.map(str::trim).filter(|p| !p.is_empty()) {
             Some(p) => {
-                let p = project_key(p, r)?;
+                let p = named_project(p, r)?;
                 self.check_project(&p).map(|()| Some(p))
             }
             None if self.projects.is_some() => self.project_or_default(None, r).map(Some),
@@ -149,7 +149,7 @@ impl Caller {
 /// A project name a request gives, refused if it is too long or holds a control character,
 /// else as it is stored: redacted, so a project named after a secret is found under the key its
 /// memories are stored with.
-pub fn project_key(name: &str, r: &Redactor) -> Result<String, OpError> {
+pub fn named_project(name: &str, r: &Redactor) -> Result<String, OpError> {
     crate::project::check(name).map_err(|e| OpError::InvalidArgument(e.to_string()))?;
     Ok(crate::project::stored_key(name, r))
 }

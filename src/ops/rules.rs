@@ -140,7 +140,7 @@ impl Operation for AddRule {
         let name = match tier {
             ScopeTier::Everywhere => String::new(),
             // A project rule is listed where its project's memories are: under the same key.
-            ScopeTier::Project => super::project_key(name.trim(), ctx.redactor)
+            ScopeTier::Project => super::named_project(name.trim(), ctx.redactor)
                 .map_err(|e| OpError::InvalidArgument(format!("scopeName: {e}")))?,
             ScopeTier::Situation => name.trim().to_owned(),
         };

@@ -108,7 +108,7 @@ impl Operation for Import {
         }
         let mut batch = Vec::with_capacity(self.records.len());
         for (i, r) in self.records.into_iter().enumerate() {
-            let project = super::project_key(&r.project, ctx.redactor)
+            let project = super::named_project(&r.project, ctx.redactor)
                 .map_err(|e| OpError::InvalidArgument(format!("records[{i}].project: {e}")))?;
             ctx.caller.check_project(&project)?;
             let created_at = r
