@@ -1584,3 +1584,62 @@ fn scrub_fits_a_project_key_stored_too_long_or_with_a_control_character() {
     let listed = h.ok(&full(), "list_projects", json!({}));
     assert_eq!(listed[0]["project"], want, "{listed}");
 }
+
+/// The gate itself, apart from the operations that also look projects up redacted: each stored
+/// type that names a project redacts it, so a write path that builds one from a key in clear
+/// (a compression job, a spool line, a future front end) cannot store it.
+#[test]
+fn every_stored_type_redacts_its_project_key() {
+    use aletheia::store::QueuedSession;
+    use aletheia::store::rules::NewRule;
+    use aletheia::store::state::NewList;
+    let r = Redactor::builtin();
+    let token = github_token('p');
+    let memory = NewMemory {
+        project: token.clone(),
+        kind: Kind::Note,
+        mtype: MemoryType::Note,
+        title: "t".into(),
+        text: "x".into(),
+        host: "cli".into(),
+        session_id: None,
+        files: vec![],
+        pinned: false,
+        created_at: T0,
+    };
+    assert_eq!(Redacted::new(memory, &r).get().project, GITHUB_MARKER);
+    let list = NewList {
+        project: token.clone(),
+        name: "todo".into(),
+        items: json!([]),
+    };
+    assert_eq!(Redacted::new(list, &r).get().project, GITHUB_MARKER);
+    let fact = NewFact {
+        project: token.clone(),
+        subject: "ci".into(),
+        predicate: "uses".into(),
+        object: "x".into(),
+        confidence: 0.5,
+        source: "rules".into(),
+        memory_id: None,
+        valid_from: T0,
+        job_id: None,
+    };
+    assert_eq!(Redacted::new(fact, &r).get().project, GITHUB_MARKER);
+    let rule = NewRule {
+        when: "always".into(),
+        then: "x".into(),
+        scope_tier: "project".into(),
+        scope_name: format!("{token}\n{}", "y".repeat(300)),
+        source: "cli".into(),
+        evidence: json!({}),
+    };
+    let scope = Redacted::new(rule, &r).get().scope_name.clone();
+    assert_eq!(scope, format!("{GITHUB_MARKER}_{}", "y".repeat(176)));
+    let queued = QueuedSession {
+        project: token.clone(),
+        session_id: "s1".into(),
+        host: "cli".into(),
+    };
+    assert_eq!(Redacted::new(queued, &r).get().project, GITHUB_MARKER);
+}
