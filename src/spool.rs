@@ -687,7 +687,12 @@ fn store_lines(
                 touch_capture(tx, &memory.host, *at)?;
             }
             SpoolLine::Queue { queue, at } => {
-                enqueue_tx(tx, &queue.project, &queue.session_id, &queue.host, *at)?;
+                let session = crate::store::QueuedSession {
+                    project: queue.project.clone(),
+                    session_id: queue.session_id.clone(),
+                    host: queue.host.clone(),
+                };
+                enqueue_tx(tx, &Redacted::new(session, redactor), *at)?;
                 stored += 1;
             }
         }

@@ -360,6 +360,12 @@ impl Text for ops::upkeep::Scrub {
                 s.records
             ));
         }
+        if s.projects > 0 {
+            text.push_str(&format!(
+                " Moved {} rows to redacted project keys, merging projects that became one.",
+                s.projects
+            ));
+        }
         Rendered::plain(text)
     }
 }

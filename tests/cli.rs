@@ -370,3 +370,216 @@ fn dates_are_read_and_shown_in_the_users_time_zone() {
             .contains("shop · 2026-10-29T10:00:00.000+01:00 · source: import"),
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Project keys
+// ---------------------------------------------------------------------------------------------
+
+const TOKEN: &str = "ghp_Pq7vL4pT8wZ3nB6cF1hJ5dS0gY2aE7uR9xK2m";
+const MARKER: &str = "[redacted:github-token]";
+
+/// The files below `dir` (the store, its WAL, the spool) that hold `TOKEN` or its random body.
+fn holding_token(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let body = TOKEN.strip_prefix("ghp_").unwrap().as_bytes();
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if std::fs::read(&path)
+                .unwrap()
+                .windows(body.len())
+                .any(|w| w == body)
+            {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+fn projects(env: &Env) -> Vec<String> {
+    let c = env.conn();
+    let mut s = c
+        .prepare("SELECT project FROM memories UNION SELECT project FROM session_queue")
+        .unwrap();
+    s.query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// A hook run in a folder named after a token stores the memory and queues the session under
+/// the marker, and neither the store (with its WAL) nor the spool holds the token.
+#[test]
+fn a_hook_in_a_folder_named_after_a_token_stores_the_key_redacted() {
+    let env = Env::new();
+    let cwd = format!("/nonexistent-aletheia/{TOKEN}");
+    let prompt = serde_json::json!({"session_id": "s1", "cwd": cwd, "prompt": "fix the cart"});
+    env.hook("claude-code", "UserPromptSubmit", prompt.to_string());
+    let stop = serde_json::json!({"session_id": "s1", "cwd": cwd});
+    env.hook("claude-code", "Stop", stop.to_string());
+    assert_eq!(projects(&env), vec![MARKER.to_owned()]);
+    assert_eq!(
+        holding_token(env.dir.path()),
+        Vec::<std::path::PathBuf>::new()
+    );
+}
+
+/// With the store locked, the hook spools the event: the spool holds the key redacted too,
+/// and the drain stores it under the marker.
+#[test]
+fn a_spooled_event_holds_its_project_key_redacted() {
+    let env = Env::new();
+    env.cmd().args(["save", "first"]).assert().success();
+    let cwd = format!("/nonexistent-aletheia/{TOKEN}");
+    let lock = env.hold_write_lock();
+    for (event, payload) in [
+        (
+            "UserPromptSubmit",
+            serde_json::json!({"session_id": "s1", "cwd": cwd, "prompt": "fix the cart"}),
+        ),
+        ("Stop", serde_json::json!({"session_id": "s1", "cwd": cwd})),
+    ] {
+        env.hook("claude-code", event, payload.to_string());
+    }
+    // A drain that found the store locked leaves its file aside: count the lines of all.
+    let spooled: String = std::fs::read_dir(env.data().join("spool"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(spooled.lines().count(), 2, "{spooled}");
+    assert_eq!(spooled.matches(MARKER).count(), 2, "{spooled}");
+    assert_eq!(
+        holding_token(env.dir.path()),
+        Vec::<std::path::PathBuf>::new()
+    );
+    drop(lock);
+    env.cmd().arg("drain").assert().success();
+    assert_eq!(projects(&env), vec![MARKER.to_owned(), "shop".to_owned()]);
+    assert_eq!(
+        holding_token(env.dir.path()),
+        Vec::<std::path::PathBuf>::new()
+    );
+}
+
+/// A folder name no project name may be (over 200 characters, a control character in it)
+/// still keeps the host's event: the hook exits 0 and stores it under the name cut to 200
+/// characters, each control character made `_`.
+#[test]
+fn a_hook_in_a_folder_with_an_unfit_name_keeps_the_event_under_a_fitted_key() {
+    let env = Env::new();
+    let name = format!("bad\u{1b}[2Jname{}", "x".repeat(300));
+    let cwd = format!("/nonexistent-aletheia/{name}");
+    let prompt = serde_json::json!({"session_id": "s1", "cwd": cwd, "prompt": "fix the cart"});
+    env.hook("claude-code", "UserPromptSubmit", prompt.to_string());
+    let key: String = name
+        .chars()
+        .take(200)
+        .map(|c| if c.is_control() { '_' } else { c })
+        .collect();
+    assert_eq!(projects(&env), vec![key.clone()]);
+    // The fitted key is a name `--project` takes, and finds the event by.
+    let out = env
+        .cmd()
+        .args(["search", "cart", "--project", &key])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("fix the cart"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `aletheia save --project` with a token, and a working folder named after one, store the
+/// marker; neither file holds the token.
+#[test]
+fn save_stores_a_token_shaped_project_redacted() {
+    let env = Env::new();
+    env.cmd()
+        .args(["save", "use pnpm", "--project", TOKEN])
+        .assert()
+        .success()
+        .stdout(format!("Saved as #1 in {MARKER}.\n"));
+    env.cmd()
+        .args(["save", "use yarn"])
+        .env("ALETHEIA_CWD", format!("/nonexistent-aletheia/{TOKEN}"))
+        .assert()
+        .success();
+    assert_eq!(projects(&env), vec![MARKER.to_owned()]);
+    assert_eq!(
+        holding_token(env.dir.path()),
+        Vec::<std::path::PathBuf>::new()
+    );
+}
+
+/// `--project` too long or with a control character is refused with one line, and nothing is
+/// stored.
+#[test]
+fn the_command_line_refuses_a_bad_project_name_in_one_line() {
+    let env = Env::new();
+    for (args, want) in [
+        (
+            vec![
+                "save".to_owned(),
+                "x".into(),
+                "--project".into(),
+                "p".repeat(201),
+            ],
+            "aletheia: project name is 201 characters: use at most 200\n",
+        ),
+        (
+            vec![
+                "save".to_owned(),
+                "x".into(),
+                "--project".into(),
+                "a\tb".into(),
+            ],
+            "aletheia: project name has a control character (U+0009): use printable characters\n",
+        ),
+        (
+            vec![
+                "search".to_owned(),
+                "x".into(),
+                "--project".into(),
+                "p".repeat(5000),
+            ],
+            "aletheia: project name is 5,000 characters: use at most 200\n",
+        ),
+    ] {
+        let out = env.cmd().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(String::from_utf8(out.stderr).unwrap(), want, "{args:?}");
+    }
+    assert_eq!(env.count(), 0);
+}
+
+/// An import file whose record names a bad project is refused, naming the record.
+#[test]
+fn import_refuses_a_record_with_a_bad_project_name() {
+    let env = Env::new();
+    let file = env.tmp().join("in.jsonl");
+    let long = "p".repeat(250);
+    std::fs::write(
+        &file,
+        format!(
+            "{{\"project\":\"shop\",\"kind\":\"note\",\"text\":\"fine\",\"created_at\":1}}\n\
+             {{\"project\":\"{long}\",\"kind\":\"note\",\"text\":\"long\",\"created_at\":1}}\n"
+        ),
+    )
+    .unwrap();
+    let out = env.cmd().arg("import").arg(&file).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.ends_with("project name is 250 characters: use at most 200\n")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    assert_eq!(env.count(), 0);
+}

@@ -1227,3 +1227,419 @@ fn a_limited_caller_is_told_why_it_cannot_confirm_a_rule_it_can_see() {
         Err(OpError::NotFound(_))
     ));
 }
+
+// ---------------------------------------------------------------------------------------------
+// 4. Project keys
+// ---------------------------------------------------------------------------------------------
+
+/// The files below `dir` that hold `token` or the random body after its `ghp_`.
+fn holding(dir: &Path, token: &str) -> Vec<PathBuf> {
+    let body = token.strip_prefix("ghp_").unwrap();
+    files_below(dir)
+        .into_iter()
+        .filter(|(_, bytes)| occurs(bytes, token.as_bytes()) || occurs(bytes, body.as_bytes()))
+        .map(|(p, _)| p)
+        .collect()
+}
+
+/// The projects named in every table that names one, as stored.
+fn stored_projects(h: &Home) -> Vec<String> {
+    let mut stmt = h
+        .store
+        .conn()
+        .prepare(
+            "SELECT project FROM memories UNION SELECT project FROM session_queue
+             UNION SELECT project FROM facts UNION SELECT project FROM work_lists
+             UNION SELECT project FROM jobs UNION SELECT project FROM fact_reviews
+             UNION SELECT scope_name FROM rules WHERE scope_tier = 'project'",
+        )
+        .unwrap();
+    let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+    rows.collect::<Result<_, _>>().unwrap()
+}
+
+/// Each write path that takes a project, given a folder or a project named after a GitHub
+/// token: the key is stored (and queued, and compressed into facts) as the marker, and no byte
+/// of the store's files holds the token.
+#[rstest]
+#[case::save_memory('a')]
+#[case::the_callers_default_project('b')]
+#[case::work_state_write('c')]
+#[case::add_rule_with_a_project_scope('d')]
+#[case::import('e')]
+#[case::capture_event('f')]
+#[case::backfill('g')]
+#[case::compress('h')]
+#[case::drain_of_a_spool_an_older_version_wrote('i')]
+fn a_secret_shaped_project_key_is_stored_redacted(#[case] tag: char) {
+    let token = github_token(tag);
+    let cwd = format!("/nonexistent-aletheia/{token}");
+    let mut h = Home::new();
+    match tag {
+        'a' => {
+            h.ok(
+                &full(),
+                "save_memory",
+                json!({ "text": "a note", "project": token }),
+            );
+        }
+        'b' => {
+            let here = Caller::local("test", &token);
+            h.ok(&here, "save_memory", json!({ "text": "a note" }));
+        }
+        'c' => {
+            h.ok(
+                &full(),
+                "work_state_write",
+                json!({ "list": "todo", "items": ["ship"], "project": token }),
+            );
+        }
+        'd' => {
+            h.ok(
+                &full(),
+                "add_rule",
+                json!({ "then": "Run the tests", "scopeTier": "project", "scopeName": token }),
+            );
+        }
+        'e' => {
+            h.ok(
+                &full(),
+                "import",
+                json!({ "records": [{ "project": token, "kind": "note", "text": "imported", "created_at": T0 }] }),
+            );
+        }
+        'f' => {
+            for (event, key, text) in [
+                ("UserPromptSubmit", "prompt", "fix the cart"),
+                ("Stop", "x", ""),
+            ] {
+                h.ok(
+                    &full(),
+                    "capture_event",
+                    json!({ "tool": "claude-code", "event": event, "payload": {
+                        "session_id": "s1", "cwd": cwd, key: text,
+                    } }),
+                );
+            }
+        }
+        'g' => {
+            h.ok(
+                &full(),
+                "backfill",
+                json!({ "host": "claude-code", "entries": [{
+                    "session_id": "s1", "cwd": cwd, "at": T0, "kind": "prompt", "text": "fix the cart",
+                }] }),
+            );
+        }
+        'h' => {
+            h.ok(
+                &full(),
+                "save_memory",
+                json!({ "text": "The shop uses PostgreSQL 16 for orders.", "project": token }),
+            );
+            h.ok(&full(), "compress", json!({ "project": token }));
+        }
+        'i' => {
+            let line = serde_json::json!({"kind": "queue", "queue": {"project": token, "tool": "claude-code", "sessionId": "s1"}, "at": T0});
+            let memory = serde_json::json!({"kind": "memory", "memory": {"project": token, "tool": "claude-code", "kind": "prompt", "type": "note", "title": "fix", "narrative": "fix the cart"}, "at": T0});
+            let spool: Vec<SpoolLine> = [memory, line]
+                .into_iter()
+                .map(|v| serde_json::from_value(v).unwrap())
+                .collect();
+            spool::append(&h.paths, &spool).unwrap();
+            h.ok(&full(), "drain", json!({}));
+        }
+        _ => unreachable!(),
+    }
+    let projects = stored_projects(&h);
+    assert!(
+        projects.iter().any(|p| p.contains(GITHUB_MARKER)),
+        "nothing stored under the marker: {projects:?}"
+    );
+    if tag == 'h' {
+        let facts: i64 = h
+            .store
+            .conn()
+            .query_row("SELECT count(*) FROM facts", [], |r| r.get(0))
+            .unwrap();
+        assert!(facts > 0, "compression wrote no facts: {projects:?}");
+    }
+    let dir = h.close();
+    assert_eq!(holding(dir.path(), &token), Vec::<PathBuf>::new());
+}
+
+/// The redacted key is the one lookups use: a search or a list read that names the project
+/// as its folder is named finds what was stored under it.
+#[test]
+fn a_project_named_after_a_secret_is_found_by_its_name() {
+    let token = github_token('j');
+    let mut h = Home::new();
+    h.ok(
+        &full(),
+        "save_memory",
+        json!({ "text": "pnpm cache lives in the home folder", "project": token }),
+    );
+    h.ok(
+        &full(),
+        "work_state_write",
+        json!({ "list": "todo", "items": ["ship"], "project": token }),
+    );
+    let found = h.ok(
+        &full(),
+        "search",
+        json!({ "query": "pnpm", "project": token }),
+    );
+    assert_eq!(found["hits"].as_array().unwrap().len(), 1, "{found}");
+    let list = h.ok(
+        &full(),
+        "work_state_read",
+        json!({ "list": "todo", "project": token }),
+    );
+    assert_eq!(list["items"], json!(["ship"]), "{list}");
+    assert_eq!(list["project"], GITHUB_MARKER);
+}
+
+/// Every operation that takes a project name refuses one that is too long or holds a control
+/// character, with one line that says what to do, and stores nothing.
+#[rstest]
+#[case::save_memory("save_memory", json!({ "text": "a note" }), "project")]
+#[case::work_state_write("work_state_write", json!({ "list": "todo", "items": [] }), "project")]
+#[case::search("search", json!({ "query": "x" }), "project")]
+#[case::session_start_context("session_start_context", json!({}), "project")]
+#[case::compress("compress", json!({}), "project")]
+#[case::add_rule("add_rule", json!({ "then": "x", "scopeTier": "project" }), "scopeName")]
+fn a_project_name_too_long_or_with_a_control_character_is_refused(
+    #[case] op: &str,
+    #[case] args: Value,
+    #[case] field: &str,
+) {
+    let mut h = Home::new();
+    let before = h.fingerprint();
+    let entry = aletheia::ops::find(op).unwrap();
+    for (name, want) in [
+        (
+            "x".repeat(3_500_000),
+            "project name is 3,500,000 characters: use at most 200",
+        ),
+        (
+            "shop\nrm -rf".to_owned(),
+            "project name has a control character (U+000A): use printable characters",
+        ),
+    ] {
+        let mut a = args.clone();
+        a[field] = json!(name);
+        match h.call(&full(), entry, a) {
+            Err(OpError::InvalidArgument(m)) => {
+                assert!(m.ends_with(want) && !m.contains('\n'), "{op}: {m}");
+                assert!(m.len() < 200, "{op}: {m}");
+            }
+            other => panic!("{op} took it: {other:?}"),
+        }
+    }
+    assert_eq!(h.fingerprint(), before, "{op} stored something");
+    let mut a = args.clone();
+    a[field] = json!("é".repeat(200));
+    assert!(
+        h.call(&full(), entry, a).is_ok(),
+        "{op}: 200 characters are fine"
+    );
+}
+
+/// An import names the record whose project it refuses.
+#[test]
+fn an_import_record_with_a_bad_project_is_refused_by_its_place() {
+    let mut h = Home::new();
+    let e = h
+        .call(
+            &full(),
+            aletheia::ops::find("import").unwrap(),
+            json!({ "records": [
+                { "project": "shop", "kind": "note", "text": "fine", "created_at": T0 },
+                { "project": "a\u{7}b", "kind": "note", "text": "bell", "created_at": T0 },
+            ] }),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e,
+        OpError::InvalidArgument(
+            "records[1].project: project name has a control character (U+0007): use printable characters".into()
+        )
+    );
+    assert_eq!(
+        h.store.count().unwrap(),
+        0,
+        "nothing of the batch was stored"
+    );
+}
+
+/// A store that holds two projects in clear, whose keys both redact to one, comes out of a
+/// scrub as one project: every table moved to the marker, the twin memory kept once with the
+/// other's fact, file and pin, and the full-text index in step.
+#[test]
+fn scrub_merges_projects_that_redact_to_one_key() {
+    let (a, b) = (github_token('k'), github_token('m'));
+    let mut h = Home::new();
+    // Rows as an older version wrote them: keys in clear, the same note in both projects.
+    h.store
+        .conn()
+        .execute_batch(&format!(
+            "INSERT INTO memories (uid, project, kind, type, title, text, tool, files, pinned, created_at, content_hash)
+               VALUES ('u1', 'acme-{a}', 'note', 'note', 'cache', 'the cache expires hourly', 'cli', '[\"a.rs\"]', 0, 1, 'h1'),
+                      ('u2', 'acme-{b}', 'note', 'note', 'cache', 'the cache expires hourly', 'cli', '[\"b.rs\"]', 1, 2, 'h1'),
+                      ('u3', 'acme-{b}', 'note', 'note', 'queue', 'the queue retries twice', 'cli', '[]', 0, 3, 'h3');
+             INSERT INTO memory_files (path, memory_id) VALUES ('a.rs', 1), ('b.rs', 2);
+             INSERT INTO facts (project, subject, predicate, object, memory_id, valid_from, created_at)
+               VALUES ('acme-{b}', 'cache', 'expires', 'hourly', 2, 1, 1);
+             INSERT INTO work_lists (project, name, memory_id, items, updated_at)
+               VALUES ('acme-{a}', 'todo', 1, '[\"old\"]', 1), ('acme-{b}', 'todo', 3, '[\"new\"]', 2);
+             INSERT INTO session_queue (project, session_id, tool, enqueued_at) VALUES ('acme-{a}', 's1', 'cli', 1), ('acme-{b}', 's1', 'cli', 2);
+             INSERT INTO jobs (type, project, session_id, run_after, created_at, updated_at)
+               VALUES ('extract_session', 'acme-{a}', 's1', 1, 1, 1), ('extract_session', 'acme-{b}', 's1', 1, 1, 1);
+             INSERT INTO rules (id, then_text, scope_tier, scope_name, source, created_at, confirmed_at)
+               VALUES ('r_a', 'Run the tests', 'project', 'acme-{a}', 'cli', 1, 1), ('r_b', 'Run the tests', 'project', 'acme-{b}', 'cli', 2, 2);"
+        ))
+        .unwrap();
+    let out = h.ok(&full(), "scrub", json!({}));
+    assert!(out["projects"].as_u64().unwrap() > 0, "{out}");
+    let key = format!("acme-{GITHUB_MARKER}");
+    assert_eq!(stored_projects(&h), vec![key.clone()]);
+    let count = |sql: &str| -> i64 { h.store.conn().query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(
+        count("SELECT count(*) FROM memories"),
+        2,
+        "the twin is kept once"
+    );
+    assert_eq!(count("SELECT count(*) FROM rules"), 1);
+    assert_eq!(count("SELECT count(*) FROM session_queue"), 1);
+    assert_eq!(count("SELECT count(*) FROM jobs"), 1);
+    assert_eq!(count("SELECT count(*) FROM work_lists"), 1);
+    let (files, pinned): (String, bool) = h
+        .store
+        .conn()
+        .query_row(
+            "SELECT files, pinned FROM memories WHERE uid = 'u1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(files, r#"["a.rs","b.rs"]"#);
+    assert!(pinned, "the other's pin moved to the one kept");
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM facts f JOIN memories m ON m.id = f.memory_id WHERE m.uid = 'u1'"
+        ),
+        1,
+        "the other's fact points at the one kept"
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM memory_files WHERE memory_id = 1"),
+        2
+    );
+    let items: String = h
+        .store
+        .conn()
+        .query_row("SELECT items FROM work_lists", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(items, r#"["new"]"#, "the list written last is kept");
+    h.store
+        .conn()
+        .execute(
+            "INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')",
+            [],
+        )
+        .expect("the full-text index matches the table");
+    let found = h.ok(
+        &full(),
+        "search",
+        json!({ "query": "queue retries", "project": key }),
+    );
+    assert_eq!(found["hits"].as_array().unwrap().len(), 1, "{found}");
+    let again = h.ok(&full(), "scrub", json!({}));
+    assert_eq!(again["projects"], 0, "a second scrub changes nothing");
+    // What the scrub replaced is gone from the files too, not left in freed pages, old
+    // full-text segments or the WAL.
+    let dir = h.close();
+    for token in [&a, &b] {
+        assert_eq!(holding(dir.path(), token), Vec::<PathBuf>::new(), "{token}");
+    }
+}
+
+/// A key an older version stored too long or with a control character (a 3.5 MB name made the
+/// dashboard's page 10.8 MB) is cut to 200 characters, each control character made `_`.
+#[test]
+fn scrub_fits_a_project_key_stored_too_long_or_with_a_control_character() {
+    let mut h = Home::new();
+    let long = format!("a\nb{}", "x".repeat(3_500_000));
+    h.store
+        .conn()
+        .execute(
+            "INSERT INTO memories (uid, project, kind, type, title, text, tool, created_at, content_hash)
+             VALUES ('u1', ?1, 'note', 'note', 'cache', 'the cache expires hourly', 'cli', 1, 'h1')",
+            [&long],
+        )
+        .unwrap();
+    h.ok(&full(), "scrub", json!({}));
+    let want: String = format!("a_b{}", "x".repeat(197));
+    assert_eq!(stored_projects(&h), vec![want.clone()]);
+    let listed = h.ok(&full(), "list_projects", json!({}));
+    assert_eq!(listed[0]["project"], want, "{listed}");
+}
+
+/// The gate itself, apart from the operations that also look projects up redacted: each stored
+/// type that names a project redacts it, so a write path that builds one from a key in clear
+/// (a compression job, a spool line, a future front end) cannot store it.
+#[test]
+fn every_stored_type_redacts_its_project_key() {
+    use aletheia::store::QueuedSession;
+    use aletheia::store::rules::NewRule;
+    use aletheia::store::state::NewList;
+    let r = Redactor::builtin();
+    let token = github_token('p');
+    let memory = NewMemory {
+        project: token.clone(),
+        kind: Kind::Note,
+        mtype: MemoryType::Note,
+        title: "t".into(),
+        text: "x".into(),
+        host: "cli".into(),
+        session_id: None,
+        files: vec![],
+        pinned: false,
+        created_at: T0,
+    };
+    assert_eq!(Redacted::new(memory, &r).get().project, GITHUB_MARKER);
+    let list = NewList {
+        project: token.clone(),
+        name: "todo".into(),
+        items: json!([]),
+    };
+    assert_eq!(Redacted::new(list, &r).get().project, GITHUB_MARKER);
+    let fact = NewFact {
+        project: token.clone(),
+        subject: "ci".into(),
+        predicate: "uses".into(),
+        object: "x".into(),
+        confidence: 0.5,
+        source: "rules".into(),
+        memory_id: None,
+        valid_from: T0,
+        job_id: None,
+    };
+    assert_eq!(Redacted::new(fact, &r).get().project, GITHUB_MARKER);
+    let rule = NewRule {
+        when: "always".into(),
+        then: "x".into(),
+        scope_tier: "project".into(),
+        scope_name: format!("{token}\n{}", "y".repeat(300)),
+        source: "cli".into(),
+        evidence: json!({}),
+    };
+    let scope = Redacted::new(rule, &r).get().scope_name.clone();
+    assert_eq!(scope, format!("{GITHUB_MARKER}_{}", "y".repeat(176)));
+    let queued = QueuedSession {
+        project: token.clone(),
+        session_id: "s1".into(),
+        host: "cli".into(),
+    };
+    assert_eq!(Redacted::new(queued, &r).get().project, GITHUB_MARKER);
+}

@@ -73,6 +73,8 @@ pub fn run(host: &str, event: &str) -> i32 {
     }
     let paths = Paths::from_env();
     let redactor = Redactor::global();
+    // Spooled, queued and looked up as it is stored: redacted and cut to fit.
+    capture.project = crate::project::stored_key(&capture.project, redactor);
     let memory = capture
         .memory
         .take()
@@ -304,7 +306,14 @@ fn store_and_recall(
     if writes {
         crate::stall::at("write");
         store.write(|tx| {
-            super::record_tx(tx, &adapter.host, capture, memory, crate::time::now_ms())
+            super::record_tx(
+                tx,
+                &adapter.host,
+                capture,
+                memory,
+                redactor,
+                crate::time::now_ms(),
+            )
         })?;
     }
     if capture.context {

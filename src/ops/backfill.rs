@@ -14,7 +14,7 @@ use super::{Access, Context, OpError, Operation};
 use crate::capture::adapter::{self, HOOK_TITLE_CHARS};
 use crate::capture::transcript::{self, Entry, EntryKind};
 use crate::redact::Redacted;
-use crate::store::{enqueue_tx, insert_tx};
+use crate::store::{QueuedSession, enqueue_tx, insert_tx};
 use crate::time::Bound;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -104,7 +104,8 @@ impl Operation for Backfill {
                 out.excluded += 1;
                 continue;
             }
-            ctx.caller.check_project(&capture.project)?;
+            ctx.caller
+                .check_project(&crate::project::stored_key(&capture.project, ctx.redactor))?;
             if let Some(m) = capture.memory {
                 let m = Redacted::new(m, ctx.redactor).with_title_cut(HOOK_TITLE_CHARS);
                 batch.push((m, e.kind));
@@ -135,7 +136,12 @@ impl Operation for Backfill {
             // A session's hooks would have queued it at Stop; only sessions with something new
             // are queued, so a second run does not put compressed sessions back to pending.
             for (project, session) in &queued {
-                enqueue_tx(tx, project, session, &host, now)?;
+                let session = QueuedSession {
+                    project: project.clone(),
+                    session_id: session.clone(),
+                    host: host.clone(),
+                };
+                enqueue_tx(tx, &Redacted::new(session, ctx.redactor), now)?;
             }
             Ok(queued)
         })?;

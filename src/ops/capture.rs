@@ -73,13 +73,16 @@ impl Operation for CaptureEvent {
         };
         let now = ctx.clock.now();
         let mut capture = adapter.capture(spec, &Value::Object(self.payload), now);
+        // Excluded projects are listed as their folders name them.
+        let excluded = self.exclude_projects.contains(&capture.project);
+        capture.project = crate::project::stored_key(&capture.project, ctx.redactor);
         ctx.caller.check_project(&capture.project)?;
         let mut out = CapturedEvent {
             project: capture.project.clone(),
             memory_id: None,
             new: false,
             queued: false,
-            excluded: self.exclude_projects.contains(&capture.project),
+            excluded,
             context: None,
         };
         if out.excluded {
@@ -90,7 +93,14 @@ impl Operation for CaptureEvent {
             .take()
             .map(|m| Redacted::new(m, ctx.redactor).with_title_cut(adapter::HOOK_TITLE_CHARS));
         let inserted = ctx.store.write(|tx| {
-            crate::capture::record_tx(tx, &adapter.host, &capture, memory.as_ref(), now)
+            crate::capture::record_tx(
+                tx,
+                &adapter.host,
+                &capture,
+                memory.as_ref(),
+                ctx.redactor,
+                now,
+            )
         })?;
         out.memory_id = inserted.as_ref().map(|i| i.id);
         out.new = inserted.is_some_and(|i| i.new);

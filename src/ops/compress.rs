@@ -65,7 +65,8 @@ impl Operation for Compress {
             .map(str::trim)
             .filter(|p| !p.is_empty())
         {
-            ctx.store.queue_project_job(p, (ex.now)())?;
+            let p = super::named_project(p, ctx.redactor)?;
+            ctx.store.queue_project_job(&p, (ex.now)())?;
         }
         let jobs = worker::drain(ctx.store, ctx.redactor, ex, max_jobs)?;
         Ok(Compressed {

@@ -86,7 +86,9 @@ impl Operation for BrowseMemories {
     type Output = MemoryPage;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<MemoryPage, OpError> {
-        let project = ctx.caller.project_filter(self.project.as_deref())?;
+        let project = ctx
+            .caller
+            .project_filter(self.project.as_deref(), ctx.redactor)?;
         let offset = self.offset.unwrap_or(0);
         if offset < 0 {
             return Err(OpError::InvalidArgument("offset must be 0 or more.".into()));
@@ -177,7 +179,9 @@ impl Operation for ListFacts {
     type Output = Vec<ListedFact>;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Vec<ListedFact>, OpError> {
-        let project = ctx.caller.project_filter(self.project.as_deref())?;
+        let project = ctx
+            .caller
+            .project_filter(self.project.as_deref(), ctx.redactor)?;
         let subject = policy::optional(self.subject).map(|s| s.trim().to_owned());
         let limit = LIMIT.clamp(self.limit);
         Ok(ctx
@@ -335,7 +339,7 @@ impl Operation for ListAllRules {
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Vec<ListedRule>, OpError> {
         // As list_rules: a caller limited to projects sees those of its default project.
-        let project = ctx.caller.project_filter(None)?;
+        let project = ctx.caller.project_filter(None, ctx.redactor)?;
         Ok(ctx
             .store
             .all_rules(project.as_deref())?

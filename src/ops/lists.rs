@@ -37,7 +37,9 @@ impl Operation for WorkStateRead {
         let list = policy::required("list", Some(&self.list))?
             .trim()
             .to_owned();
-        let project = ctx.caller.project_or_default(self.project.as_deref())?;
+        let project = ctx
+            .caller
+            .project_or_default(self.project.as_deref(), ctx.redactor)?;
         let items = match ctx.store.read_list(&project, &list)? {
             Some(text) => Some(serde_json::from_str(&text).map_err(|e| {
                 OpError::StoreUnavailable(format!("the stored list \"{list}\" is not JSON: {e}"))
@@ -119,7 +121,9 @@ impl Operation for WorkStateWrite {
                 "items are over {LIST_MAX_JSON} characters as JSON."
             )));
         }
-        let project = ctx.caller.project_or_default(self.project.as_deref())?;
+        let project = ctx
+            .caller
+            .project_or_default(self.project.as_deref(), ctx.redactor)?;
         let new = NewList {
             project: project.clone(),
             name: list.clone(),

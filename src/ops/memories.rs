@@ -59,7 +59,9 @@ impl Operation for SaveMemory {
         if let Some(t) = &self.title {
             policy::check_length("title", t, TITLE_MAX_CHARS)?;
         }
-        let project = ctx.caller.project_or_default(self.project.as_deref())?;
+        let project = ctx
+            .caller
+            .project_or_default(self.project.as_deref(), ctx.redactor)?;
         let text = text.trim().to_owned();
         let (title, cut) = policy::title(self.title.as_deref(), &text);
         let m = NewMemory {

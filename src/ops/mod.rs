@@ -102,22 +102,35 @@ impl Caller {
         self.check_project(project).is_ok()
     }
 
-    /// The project a request names (blank means none), else the default; checked.
-    pub fn project_or_default(&self, project: Option<&str>) -> Result<String, OpError> {
+    /// The project a request names (blank means none), else the default; checked, and as
+    /// it is stored (see [`named_project`]).
+    pub fn project_or_default(
+        &self,
+        project: Option<&str>,
+        r: &Redactor,
+    ) -> Result<String, OpError> {
         let p = match project.map(str::trim).filter(|p| !p.is_empty()) {
-            Some(p) => p.to_owned(),
-            None => self.default_project.clone(),
+            Some(p) => named_project(p, r)?,
+            None => crate::project::stored_key(&self.default_project, r),
         };
         self.check_project(&p)?;
         Ok(p)
     }
 
-    /// For a filter that may be left open ("every project"): the named project, checked; or,
-    /// for a caller limited to projects, its default project instead of every project.
-    pub fn project_filter(&self, project: Option<&str>) -> Result<Option<String>, OpError> {
+    /// For a filter that may be left open ("every project"): the named project, checked and as
+    /// it is stored; or, for a caller limited to projects, its default project instead of every
+    /// project.
+    pub fn project_filter(
+        &self,
+        project: Option<&str>,
+        r: &Redactor,
+    ) -> Result<Option<String>, OpError> {
         match project.map(str::trim).filter(|p| !p.is_empty()) {
-            Some(p) => self.check_project(p).map(|()| Some(p.to_owned())),
-            None if self.projects.is_some() => self.project_or_default(None).map(Some),
+            Some(p) => {
+                let p = named_project(p, r)?;
+                self.check_project(&p).map(|()| Some(p))
+            }
+            None if self.projects.is_some() => self.project_or_default(None, r).map(Some),
             None => Ok(None),
         }
     }
@@ -131,6 +144,14 @@ impl Caller {
         }
         Ok(())
     }
+}
+
+/// A project name a request gives, refused if it is too long or holds a control character,
+/// else as it is stored: redacted, so a project named after a secret is found under the key its
+/// memories are stored with.
+pub fn named_project(name: &str, r: &Redactor) -> Result<String, OpError> {
+    crate::project::check(name).map_err(|e| OpError::InvalidArgument(e.to_string()))?;
+    Ok(crate::project::stored_key(name, r))
 }
 
 /// What an operation works with.
@@ -320,17 +341,44 @@ mod tests {
             can_write: true,
             default_project: "shop".into(),
         };
-        assert_eq!(c.project_filter(None).unwrap(), Some("shop".into()));
-        assert_eq!(c.project_filter(Some("docs")).unwrap(), Some("docs".into()));
+        let r = Redactor::builtin();
+        assert_eq!(c.project_filter(None, &r).unwrap(), Some("shop".into()));
+        assert_eq!(
+            c.project_filter(Some("docs"), &r).unwrap(),
+            Some("docs".into())
+        );
         assert!(matches!(
-            c.project_filter(Some("billing")),
+            c.project_filter(Some("billing"), &r),
             Err(OpError::Forbidden(_))
         ));
         assert_eq!(
-            Caller::local("cli", "shop").project_filter(None).unwrap(),
+            Caller::local("cli", "shop")
+                .project_filter(None, &r)
+                .unwrap(),
             None
         );
-        assert_eq!(c.project_or_default(Some("  ")).unwrap(), "shop");
+        assert_eq!(c.project_or_default(Some("  "), &r).unwrap(), "shop");
+    }
+
+    #[test]
+    fn a_named_project_is_checked_and_looked_up_as_it_is_stored() {
+        let r = Redactor::builtin();
+        let c = Caller::local("cli", "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB");
+        assert_eq!(
+            c.project_or_default(None, &r).unwrap(),
+            "[redacted:github-token]"
+        );
+        assert_eq!(
+            c.project_filter(Some("acme/ghp_1234567890abcdefghijklmnopqrstuvwxyzAB"), &r)
+                .unwrap(),
+            Some("acme/[redacted:github-token]".into())
+        );
+        for bad in ["a\tb".to_owned(), "x".repeat(201)] {
+            assert!(matches!(
+                c.project_or_default(Some(&bad), &r),
+                Err(OpError::InvalidArgument(_))
+            ));
+        }
     }
 
     #[test]

@@ -114,7 +114,9 @@ impl Operation for Search {
             query,
             file,
             file_suffix: self.file_suffix,
-            project: ctx.caller.project_filter(self.project.as_deref())?,
+            project: ctx
+                .caller
+                .project_filter(self.project.as_deref(), ctx.redactor)?,
             mtype: self.mtype,
             kind: self.kind,
             since,
@@ -166,7 +168,9 @@ impl Operation for Timeline {
         let q = timeline::TimelineQuery {
             anchor: self.anchor,
             query,
-            project: ctx.caller.project_filter(self.project.as_deref())?,
+            project: ctx
+                .caller
+                .project_filter(self.project.as_deref(), ctx.redactor)?,
             before: TIMELINE_SIDE.clamp(self.before),
             after: TIMELINE_SIDE.clamp(self.after),
         };
@@ -233,7 +237,9 @@ impl Operation for SessionStartContext {
     type Output = ContextBlock;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Self::Output, OpError> {
-        let project = ctx.caller.project_or_default(self.project.as_deref())?;
+        let project = ctx
+            .caller
+            .project_or_default(self.project.as_deref(), ctx.redactor)?;
         let mut opts = context::ContextOptions::for_project(&project);
         opts.limit = LIMIT.clamp(self.limit);
         let block = context::build(ctx.store, &opts, &ctx.clock)?;
@@ -277,7 +283,9 @@ impl Operation for FactHistory {
         let subject = policy::required("subject", Some(&self.subject))?;
         let q = facts::HistoryQuery {
             subject: subject.trim().to_owned(),
-            project: ctx.caller.project_filter(self.project.as_deref())?,
+            project: ctx
+                .caller
+                .project_filter(self.project.as_deref(), ctx.redactor)?,
             predicate: policy::optional(self.predicate),
             as_of: When::resolve(self.as_of.as_ref(), "as_of", &ctx.clock, Bound::Start)?,
             include_superseded: self.include_superseded,

@@ -29,7 +29,9 @@ impl Operation for ReviewList {
     type Output = Vec<Review>;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Vec<Review>, OpError> {
-        let project = ctx.caller.project_filter(self.project.as_deref())?;
+        let project = ctx
+            .caller
+            .project_filter(self.project.as_deref(), ctx.redactor)?;
         Ok(facts::open_reviews(ctx.store, project.as_deref())?)
     }
 }

@@ -77,7 +77,7 @@ impl Operation for ListRules {
     type Output = Vec<Rule>;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Vec<Rule>, OpError> {
-        let project = ctx.caller.project_filter(None)?;
+        let project = ctx.caller.project_filter(None, ctx.redactor)?;
         Ok(recall_rules::enabled(ctx.store, project.as_deref())?)
     }
 }
@@ -127,17 +127,22 @@ impl Operation for AddRule {
         policy::check_length("when", &when, RULE_MAX_CHARS)?;
         let tier = self.scope_tier.unwrap_or(ScopeTier::Everywhere);
         let name = self.scope_name.unwrap_or_default();
-        policy::check_length("scopeName", &name, NAME_MAX_CHARS)?;
+        // A project's name is held to what every project name is, below.
+        if tier != ScopeTier::Project {
+            policy::check_length("scopeName", &name, NAME_MAX_CHARS)?;
+        }
         if tier != ScopeTier::Everywhere && name.trim().is_empty() {
             return Err(OpError::InvalidArgument(format!(
                 "scopeName is required with scopeTier \"{}\".",
                 tier.as_str()
             )));
         }
-        let name = if tier == ScopeTier::Everywhere {
-            String::new()
-        } else {
-            name.trim().to_owned()
+        let name = match tier {
+            ScopeTier::Everywhere => String::new(),
+            // A project rule is listed where its project's memories are: under the same key.
+            ScopeTier::Project => super::named_project(name.trim(), ctx.redactor)
+                .map_err(|e| OpError::InvalidArgument(format!("scopeName: {e}")))?,
+            ScopeTier::Situation => name.trim().to_owned(),
         };
         check_scope(&ctx.caller, tier.as_str(), &name)?;
         for (ids, item, field) in [
@@ -268,7 +273,9 @@ impl Operation for SyncRules {
                     .into(),
             ));
         }
-        let project = ctx.caller.project_or_default(self.project.as_deref())?;
+        let project = ctx
+            .caller
+            .project_or_default(self.project.as_deref(), ctx.redactor)?;
         let Some(place) = self.place else {
             return Err(OpError::InvalidArgument(
                 "sync_rules needs the project folder, which only `aletheia rules sync` run in it knows."
@@ -277,7 +284,7 @@ impl Operation for SyncRules {
         };
         let root = rules_sync::project_root(&place.project);
         rules_sync::check_root(&place, &root).map_err(OpError::InvalidArgument)?;
-        let here = crate::project::project_key(&root);
+        let here = crate::project::stored_key(&crate::project::project_key(&root), ctx.redactor);
         if project != here {
             return Err(OpError::InvalidArgument(format!(
                 "{} is project \"{here}\", not \"{project}\": run this in {project}'s folder.",

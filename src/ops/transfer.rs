@@ -108,14 +108,16 @@ impl Operation for Import {
         }
         let mut batch = Vec::with_capacity(self.records.len());
         for (i, r) in self.records.into_iter().enumerate() {
-            ctx.caller.check_project(&r.project)?;
+            let project = super::named_project(&r.project, ctx.redactor)
+                .map_err(|e| OpError::InvalidArgument(format!("records[{i}].project: {e}")))?;
+            ctx.caller.check_project(&project)?;
             let created_at = r
                 .created_at(&ctx.clock)
                 .map_err(|e| OpError::InvalidArgument(format!("records[{i}].{e}")))?;
             let text = crate::capture::template::cut(&r.text.replace('\0', ""), IMPORT_TEXT_MAX);
             let (title, cut) = policy::title(r.title.as_deref(), &text);
             let m = NewMemory {
-                project: r.project,
+                project,
                 kind: r.kind,
                 mtype: r.mtype,
                 title,
@@ -170,7 +172,9 @@ impl Operation for Export {
     type Output = ExportPage;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<ExportPage, OpError> {
-        let project = ctx.caller.project_filter(self.project.as_deref())?;
+        let project = ctx
+            .caller
+            .project_filter(self.project.as_deref(), ctx.redactor)?;
         let after = self.after.map(|c| (c.created_at, c.id));
         let rows = ctx
             .store

@@ -19,11 +19,13 @@ pub struct Scrubbed {
     /// Rules, work-state lists, facts, audit entries, and the tool and session names memories,
     /// captures and the queue carry.
     pub records: usize,
+    /// Rows moved to their project's redacted key, or merged where two projects became one.
+    pub projects: usize,
 }
 
 impl Operation for Scrub {
     const NAME: &'static str = "scrub";
-    const DESCRIPTION: &'static str = "Redact every stored memory, rule, list, fact and audit reason again with the current rules; rows that become identical to another are merged into it.";
+    const DESCRIPTION: &'static str = "Redact every stored memory, rule, list, fact, audit reason and project key again with the current rules; rows that become identical to another are merged into it, and projects that become one key are merged.";
     const ACCESS: Access = Access::Destructive;
     const IDEMPOTENT: bool = true;
     type Output = Scrubbed;
@@ -31,9 +33,16 @@ impl Operation for Scrub {
     fn run(self, ctx: &mut Context<'_>) -> Result<Scrubbed, OpError> {
         ctx.caller.check_every_project(Self::NAME)?;
         let redactor = ctx.redactor;
-        let memories = ctx.store.scrub(|s| redactor.redact(s))?;
-        let records = ctx.store.scrub_records(redactor)?;
-        Ok(Scrubbed { memories, records })
+        ctx.store.erasing(|store| {
+            let memories = store.scrub(|s| redactor.redact(s))?;
+            let records = store.scrub_records(redactor)?;
+            let projects = store.scrub_projects(redactor)?;
+            Ok(Scrubbed {
+                memories,
+                records,
+                projects,
+            })
+        })
     }
 }
 

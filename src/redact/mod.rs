@@ -157,9 +157,10 @@ impl<T: Redact> Redacted<T> {
 }
 
 impl Redact for NewMemory {
-    /// Title, text, file paths, and the coding tool and session names (an import takes them from
-    /// whatever file it is given).
+    /// Title, text, file paths, the coding tool and session names (an import takes them from
+    /// whatever file it is given), and the project key (a folder may be named after a secret).
     fn redact(mut self, r: &Redactor) -> NewMemory {
+        self.project = crate::project::stored_key(&self.project, r);
         self.title = r.redact(&self.title);
         self.text = r.redact(&self.text);
         self.host = r.redact(&self.host);

@@ -48,6 +48,7 @@ pub struct NewFact {
 impl Redact for NewFact {
     fn redact(self, r: &Redactor) -> NewFact {
         NewFact {
+            project: crate::project::stored_key(&self.project, r),
             subject: r.redact(&self.subject),
             predicate: r.redact(&self.predicate),
             object: r.redact(&self.object),

@@ -375,7 +375,15 @@ mod tests {
     }
 
     fn queue(s: &mut Store, session: &str, at: i64) {
-        s.write(|tx| super::super::queue::enqueue_tx(tx, "shop", session, "claude-code", at))
+        let queued = crate::redact::Redacted::new(
+            super::super::QueuedSession {
+                project: "shop".into(),
+                session_id: session.into(),
+                host: "claude-code".into(),
+            },
+            &crate::redact::Redactor::builtin(),
+        );
+        s.write(|tx| super::super::queue::enqueue_tx(tx, &queued, at))
             .unwrap();
     }
 

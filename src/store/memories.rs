@@ -220,7 +220,8 @@ impl Store {
     }
 
     /// Redact every stored row again with `redact`; returns how many rows changed. Rows whose new
-    /// text collides with an existing identical memory are merged into it (the older row stays).
+    /// text collides with an existing identical memory are merged into it (that row stays, and
+    /// what hung on the other moves to it).
     pub fn scrub(&mut self, redact: impl Fn(&str) -> String) -> Result<usize, StoreError> {
         self.write(|tx| {
             let mut changed = Vec::new();
@@ -245,14 +246,8 @@ impl Store {
                         |r| r.get(0),
                     )
                     .optional()?;
-                if twin.is_some() {
-                    tx.execute("DELETE FROM memories WHERE id = ?1", [id])?;
-                    continue;
-                }
-                tx.execute(
-                    "UPDATE memories SET title = ?1, text = ?2, files = ?3, content_hash = ?4 WHERE id = ?5",
-                    params![title, text, files, hash, id],
-                )?;
+                // The paths first: a row merged into its twin hands them on.
+                tx.execute("UPDATE memories SET files = ?1 WHERE id = ?2", params![files, id])?;
                 tx.execute("DELETE FROM memory_files WHERE memory_id = ?1", [id])?;
                 let paths: Vec<String> = serde_json::from_str(files).unwrap_or_default();
                 for p in paths {
@@ -261,6 +256,14 @@ impl Store {
                         params![p, id],
                     )?;
                 }
+                if let Some(keep) = twin {
+                    super::rekey::merge_memory(tx, *id, keep)?;
+                    continue;
+                }
+                tx.execute(
+                    "UPDATE memories SET title = ?1, text = ?2, content_hash = ?3 WHERE id = ?4",
+                    params![title, text, hash, id],
+                )?;
             }
             Ok(changed.len())
         })

@@ -10,6 +10,7 @@ pub mod facts;
 pub mod jobs;
 mod memories;
 mod queue;
+mod rekey;
 pub mod rules;
 pub mod schema;
 mod scrub;
@@ -20,6 +21,7 @@ pub mod vectors;
 
 pub(crate) use memories::{COLUMNS, from_row, insert_tx, touch_capture};
 pub use memories::{Inserted, MemoryFilter, content_hash};
+pub use queue::QueuedSession;
 pub(crate) use queue::enqueue_tx;
 
 use crate::config::Paths;

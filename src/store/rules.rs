@@ -19,12 +19,18 @@ pub struct NewRule {
 
 impl Redact for NewRule {
     /// The situation, the rule, its scope's name and its evidence may quote what someone
-    /// typed; the source is a caller's name, which a client chooses.
+    /// typed; the source is a caller's name, which a client chooses. A project scope's name is
+    /// a project key, stored as every project key is.
     fn redact(self, r: &Redactor) -> NewRule {
+        let scope_name = if self.scope_tier == "project" {
+            crate::project::stored_key(&self.scope_name, r)
+        } else {
+            r.redact(&self.scope_name)
+        };
         NewRule {
             when: r.redact(&self.when),
             then: r.redact(&self.then),
-            scope_name: r.redact(&self.scope_name),
+            scope_name,
             source: r.redact(&self.source),
             evidence: self.evidence.redact(r),
             ..self

@@ -74,6 +74,42 @@ fn redact(r: &Redactor, shape: Shape, text: &str) -> String {
 }
 
 impl Store {
+    /// Run `scrub` so that what it replaces leaves the files too: SQLite zeroes the space of
+    /// what it deletes or rewrites (`secure_delete`), the full-text index is rewritten into one
+    /// segment (its old segments kept the replaced words), and the WAL, which held the pages
+    /// as they were, is checkpointed and emptied. Otherwise anyone reading the file's bytes
+    /// would still find the secret a scrub removed from every row.
+    pub fn erasing<T, E: From<StoreError>>(
+        &mut self,
+        scrub: impl FnOnce(&mut Store) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.conn
+            .pragma_update(None, "secure_delete", true)
+            .map_err(|e| self.err(e))?;
+        let out = scrub(self);
+        let erase = |s: &mut Store| -> rusqlite::Result<()> {
+            if out.is_ok() {
+                s.conn.execute(
+                    "INSERT INTO memories_fts (memories_fts) VALUES ('optimize')",
+                    [],
+                )?;
+                // Answers with a row (busy, frames); a reader still open elsewhere only keeps
+                // the WAL from shrinking now, and the next checkpoint writes over it.
+                s.conn
+                    .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+            }
+            s.conn.pragma_update(None, "secure_delete", false)
+        };
+        erase(self).map_err(|e| self.err(e))?;
+        out
+    }
+
+    /// Move every row to its project's stored key (see [`super::rekey`]); returns how many rows
+    /// moved or merged.
+    pub fn scrub_projects(&mut self, r: &Redactor) -> Result<usize, StoreError> {
+        self.write(|tx| super::rekey::rekey_projects(tx, r))
+    }
+
     /// Redact those columns again; returns how many rows changed. A
     /// row that becomes identical to another under a unique key (two rules that differed only
     /// by a secret) is merged into it.

@@ -31,7 +31,7 @@ impl Redact for AuditEntry {
     }
 }
 
-/// A named work-state list to write: its name and items are free text.
+/// A named work-state list to write: its name and items are free text, its project a key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewList {
     pub project: String,
@@ -42,9 +42,9 @@ pub struct NewList {
 impl Redact for NewList {
     fn redact(self, r: &Redactor) -> NewList {
         NewList {
+            project: crate::project::stored_key(&self.project, r),
             name: r.redact(&self.name),
             items: self.items.redact(r),
-            ..self
         }
     }
 }
