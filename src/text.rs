@@ -50,11 +50,6 @@ impl Rendered {
         &self.text
     }
 
-    /// Whether it is recalled memory.
-    pub fn is_recalled(&self) -> bool {
-        self.recalled
-    }
-
     /// The text as a model reads it: recalled memory wrapped as data, the rest as it is.
     pub fn for_model(self) -> String {
         if self.recalled {
