@@ -3,35 +3,59 @@
 //! rendering; JSON output (`--json`, and HTTP later) serialises the result itself instead.
 //!
 //! Times are shown in the clock's time zone (the user's own): dates and minutes bare, full
-//! timestamps with their offset. Stored text is neutralised so it cannot close the
-//! `<aletheia-memory>` block a front end wraps recalled text in.
+//! timestamps with their offset. Every text is neutralised as a whole when it is made
+//! ([`Rendered`]'s constructors), so no stored field, however it is laid out, can close the
+//! `<aletheia-memory>` block a front end wraps recalled text in, or open one of its own.
 
 use crate::model::Memory;
 use crate::ops::{self, Operation};
-use crate::recall::wrap::neutralise;
+use crate::recall::wrap::{neutralise, wrap};
 use crate::time::Clock;
 
-/// An operation's result as text.
+/// An operation's result as text. Made only by the constructors below, which neutralise it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
-    pub text: String,
+    text: String,
     /// Whether the text is recalled memory, which a model must be told is data (MCP wraps it;
     /// a terminal shows it as it is).
-    pub recalled: bool,
+    recalled: bool,
 }
 
 impl Rendered {
-    fn plain(text: impl Into<String>) -> Rendered {
+    fn plain(text: impl AsRef<str>) -> Rendered {
         Rendered {
-            text: text.into(),
+            text: neutralise(text.as_ref()),
             recalled: false,
         }
     }
 
-    fn recalled(text: impl Into<String>) -> Rendered {
+    fn recalled(text: impl AsRef<str>) -> Rendered {
         Rendered {
-            text: text.into(),
+            text: neutralise(text.as_ref()),
             recalled: true,
+        }
+    }
+
+    /// The session-start block, which [`crate::recall::context`] wrapped (and so neutralised)
+    /// itself.
+    fn block(text: &str) -> Rendered {
+        Rendered {
+            text: text.to_owned(),
+            recalled: false,
+        }
+    }
+
+    /// The text as a terminal shows it.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The text as a model reads it: recalled memory wrapped as data, the rest as it is.
+    pub fn for_model(self) -> String {
+        if self.recalled {
+            wrap(&self.text)
+        } else {
+            self.text
         }
     }
 }
@@ -48,7 +72,7 @@ pub fn hit_line(m: &Memory, clock: &Clock) -> String {
         m.id,
         clock.date(m.created_at),
         m.mtype,
-        neutralise(&m.title.replace('\n', " ")),
+        m.title.replace('\n', " "),
         m.project,
         m.host,
         if m.pinned { ", pinned" } else { "" }
@@ -89,7 +113,7 @@ impl Text for ops::recall::Timeline {
                     m.id,
                     clock.date_minute(m.created_at),
                     m.mtype,
-                    neutralise(&m.title.replace('\n', " "))
+                    m.title.replace('\n', " ")
                 )
             })
             .collect();
@@ -103,7 +127,6 @@ impl Text for ops::recall::GetObservations {
         if found.is_empty() {
             return Rendered::plain("No memories with those ids.");
         }
-        let n = neutralise;
         let parts: Vec<String> = found
             .iter()
             .map(|o| {
@@ -112,12 +135,12 @@ impl Text for ops::recall::GetObservations {
                     "#{} [{}] {}\n{} · {} · source: {}{}\n{}",
                     m.id,
                     m.mtype,
-                    n(&m.title),
-                    n(&m.project),
+                    m.title,
+                    m.project,
                     clock.iso(m.created_at),
-                    n(&m.host),
+                    m.host,
                     if m.pinned { " · pinned" } else { "" },
-                    n(&m.text)
+                    m.text
                 );
                 if !o.facts.is_empty() {
                     s.push_str("\nFacts:");
@@ -126,10 +149,10 @@ impl Text for ops::recall::GetObservations {
                     }
                 }
                 if !m.files.is_empty() {
-                    s.push_str(&format!("\nFiles: {}", n(&m.files.join(", "))));
+                    s.push_str(&format!("\nFiles: {}", m.files.join(", ")));
                 }
                 if let Some(e) = &o.episode {
-                    s.push_str(&format!("\nOriginal message (episode #{}): {}", m.id, n(e)));
+                    s.push_str(&format!("\nOriginal message (episode #{}): {}", m.id, e));
                 }
                 s
             })
@@ -141,7 +164,7 @@ impl Text for ops::recall::GetObservations {
 impl Text for ops::recall::SessionStartContext {
     /// The block, which wraps itself.
     fn text(out: &Self::Output, _: &Clock) -> Rendered {
-        Rendered::plain(out.block.clone())
+        Rendered::block(&out.block)
     }
 }
 
@@ -173,11 +196,10 @@ impl Text for ops::review::ReviewList {
                 .map(|f| (f.subject.as_str(), f.predicate.as_str()))
                 .unwrap_or_default();
             lines.push(format!(
-                "Review #{} ({}, since {}): two facts disagree about {}:",
+                "Review #{} ({}, since {}): two facts disagree about {subject} {predicate}:",
                 r.id,
                 r.project,
                 clock.date(r.created_at),
-                neutralise(&format!("{subject} {predicate}"))
             ));
             lines.extend(
                 r.facts

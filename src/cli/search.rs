@@ -71,18 +71,15 @@ pub fn run(args: SearchArgs, json: bool) -> anyhow::Result<()> {
         edge.load_model()?;
     }
     let result = edge.call(request)?;
-    let mut out = std::io::stdout().lock();
-    use std::io::Write;
     if json {
         // One object per hit, so a script can stream them; why nothing matched goes to stderr.
         for h in &result.hits {
-            writeln!(out, "{}", serde_json::to_string(h)?)?;
+            super::emit(&serde_json::to_string(h)?, true)?;
         }
         if let (true, Some(reason)) = (result.hits.is_empty(), &result.reason) {
             eprintln!("aletheia: no matches: {reason}");
         }
         return Ok(());
     }
-    writeln!(out, "{}", Search::text(&result, edge.clock()).text)?;
-    Ok(())
+    super::emit(Search::text(&result, edge.clock()).text(), false)
 }

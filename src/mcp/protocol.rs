@@ -214,8 +214,7 @@ impl Server {
             .get("clientInfo")
             .and_then(|c| c.get("name"))
             .and_then(Value::as_str)
-            .filter(|n| !n.trim().is_empty())
-            .map(str::to_owned);
+            .and_then(client_name);
         json!({
             "protocolVersion": version,
             "capabilities": Server::capabilities(),
@@ -282,6 +281,28 @@ impl Server {
             Err(e) => tool_error(&e.to_string()),
         })
     }
+}
+
+/// The longest client name kept, in characters.
+pub const CLIENT_NAME_MAX: usize = 64;
+
+/// A client's own name from initialize (`clientInfo.name`), as every transport keeps it: it
+/// names the caller, so it is stored with what the client saves, and it may be logged. Whatever
+/// the client sent, it comes out redacted as stored text is, on one line (control characters and
+/// runs of whitespace become one space, so it cannot forge a log line), and at most
+/// [`CLIENT_NAME_MAX`] characters; `None` when nothing is left.
+pub fn client_name(raw: &str) -> Option<String> {
+    let line = raw
+        .split(|c: char| c.is_control() || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if line.is_empty() {
+        return None;
+    }
+    // Redacted before it is cut, so that a secret is never cut short of what its rule matches.
+    let redacted = Redactor::global().redact(&line);
+    Some(crate::model::cut_chars(&redacted, CLIENT_NAME_MAX - 1))
 }
 
 fn tool_error(message: &str) -> Value {
@@ -379,6 +400,41 @@ mod tests {
         assert_eq!(replies.len(), 2);
         assert_eq!(replies[0]["id"], 1);
         assert_eq!(replies[1]["error"]["code"], -32601);
+    }
+
+    #[test]
+    fn a_client_name_is_kept_redacted_on_one_line_and_cut() {
+        assert_eq!(
+            client_name("  claude-code  ").as_deref(),
+            Some("claude-code")
+        );
+        assert_eq!(client_name(" \n\t\u{1b} "), None);
+        let forged =
+            client_name("cursor\n2026-12-01T00:00:00Z INFO admin logged in\r\x1b[2J").unwrap();
+        assert!(!forged.chars().any(char::is_control), "{forged:?}");
+        assert!(
+            forged.starts_with("cursor 2026-12-01T00:00:00Z INFO"),
+            "{forged:?}"
+        );
+        let secret = client_name("bot ghp_1234567890abcdefghijklmnopqrstuvwxyzAB").unwrap();
+        assert_eq!(secret, "bot [redacted:github-token]");
+        let long = client_name(&"x".repeat(500)).unwrap();
+        assert_eq!(
+            long.chars().count(),
+            CLIENT_NAME_MAX,
+            "cut, with an ellipsis"
+        );
+        assert!(long.ends_with('…'));
+    }
+
+    #[test]
+    fn initialize_keeps_the_clients_name_as_client_name_makes_it() {
+        let (_d, mut s) = server();
+        ask(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"evil\nINFO forged ghp_1234567890abcdefghijklmnopqrstuvwxyzAB"}}}"#,
+        );
+        assert_eq!(s.caller_name(), "evil INFO forged [redacted:github-token]");
     }
 
     #[test]

@@ -3,10 +3,9 @@
 //! A tool's name, description, input schema and annotations all come from its operation
 //! ([`crate::ops::Operation`]), and its text from [`crate::text::Text`]; this table only picks
 //! the operations, in the order the documentation lists them. Recalled text goes back wrapped as
-//! data (see [`crate::recall::wrap`]).
+//! data, every text neutralised (see [`crate::text::Rendered::for_model`]).
 
 use crate::ops::{self, Access, Context, OpError, Operation};
-use crate::recall::wrap;
 use crate::text::Text;
 use serde_json::{Map, Value, json};
 
@@ -53,12 +52,7 @@ impl<O: Operation + Text> Tool for ToolOf<O> {
     fn call(&self, ctx: &mut Context<'_>, args: Map<String, Value>) -> Result<String, OpError> {
         let request = ops::args::parse::<O>(args)?;
         let out = ops::call(ctx, request)?;
-        let r = O::text(&out, &ctx.clock);
-        Ok(if r.recalled {
-            wrap::wrap(&r.text)
-        } else {
-            r.text
-        })
+        Ok(O::text(&out, &ctx.clock).for_model())
     }
 }
 

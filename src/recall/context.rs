@@ -57,7 +57,7 @@ fn memories(
 
 /// One line of the block for a memory.
 fn line(m: &Memory, with_date: bool, clock: &Clock) -> String {
-    let title = neutralise(&m.title.replace('\n', " "));
+    let title = m.title.replace('\n', " ");
     let when = if with_date {
         clock.date_minute(m.created_at)
     } else {
@@ -99,7 +99,7 @@ fn summary_line(m: &Memory, clock: &Clock) -> String {
         "- #{} {} [summary] Session summary: {}",
         m.id,
         clock.date_minute(m.created_at),
-        neutralise(&text)
+        text
     )
 }
 
@@ -235,12 +235,14 @@ pub fn build(store: &Store, opts: &ContextOptions, clock: &Clock) -> Result<Stri
         lines,
     });
 
-    Ok(fit(&neutralise(project), sections, opts.max_chars))
+    Ok(fit(project, sections, opts.max_chars))
 }
 
 /// Keep whole lines, section by section in priority order, while the wrapped block stays within
-/// `max_chars`; then add the economics line.
+/// `max_chars`; then add the economics line. Every line is neutralised here, before it is
+/// measured, so neutralising the block again when it is wrapped changes nothing and the cap holds.
 fn fit(project: &str, sections: Vec<Section>, max_chars: usize) -> String {
+    let project = neutralise(project);
     let header = format!("# Memory for {project}");
     // Room for the wrapper, the header and the economics line.
     let reserve = wrap("").chars().count() + header.chars().count() + 160;
@@ -267,7 +269,7 @@ fn fit(project: &str, sections: Vec<Section>, max_chars: usize) -> String {
         budget -= title_cost;
         body.push(s.title);
         let mut pending_day: Option<String> = None;
-        for l in s.lines {
+        for l in s.lines.iter().map(|l| neutralise(l)) {
             let is_item = l.starts_with("- ");
             if !is_item {
                 pending_day = Some(l);

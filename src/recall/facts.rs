@@ -31,7 +31,7 @@ pub struct Fact {
 impl Fact {
     /// `subject predicate object (confidence 0.80, since 2026-10-29)`, dates in the clock's
     /// time zone; a closed fact adds `, until DATE`, and `, replaced DATE` when the store
-    /// recorded replacing it.
+    /// recorded replacing it. Raw: the text or block it goes into neutralises it.
     pub fn line(&self, clock: &crate::time::Clock) -> String {
         let mut s = format!(
             "{} {} {} (confidence {:.2}, since {}",
@@ -48,7 +48,7 @@ impl Fact {
             s.push_str(&format!(", replaced {}", clock.date(at)));
         }
         s.push(')');
-        super::wrap::neutralise(&s)
+        s
     }
 }
 

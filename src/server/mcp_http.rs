@@ -133,8 +133,7 @@ impl ServerHandler for Handler {
         let name = context
             .peer
             .peer_info()
-            .map(|p| p.client_info.name.trim().to_owned())
-            .filter(|n| !n.is_empty())
+            .and_then(|p| protocol::client_name(&p.client_info.name))
             .unwrap_or_else(|| "mcp".to_owned());
         let args = request.arguments.unwrap_or_default();
         let out = self

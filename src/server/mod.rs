@@ -199,7 +199,8 @@ fn logging(paths: &Paths) -> anyhow::Result<tracing_appender::non_blocking::Work
         .with_context(|| format!("opening the log in {}", dir.display()))?;
     let (file, guard) = tracing_appender::non_blocking(file);
     let filter = tracing_subscriber::EnvFilter::try_from_env("ALETHEIA_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        // rmcp logs each client's initialize verbatim at info, its name unredacted among it.
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
     let _ = tracing_subscriber::registry()
         .with(filter)
         .with(
