@@ -142,7 +142,8 @@ fn assert_only_the_wrappers_tags(tool: &str, text: &str) {
 #[test]
 fn every_stored_field_in_every_tool_stays_inside_the_wrapper_over_stdio() {
     let env = Env::new();
-    let project = hostile("project-field");
+    // A project name may hold no control character, so its attack stays on one line.
+    let project = hostile("project-field").replace('\n', " ");
     // Memories with a hostile project, tool, session, title, text and file path, as an import
     // stores them.
     let record = json!({"uid": "u1", "project": project, "kind": "note", "type": "decision",
@@ -533,7 +534,7 @@ fn over_http_stored_fields_stay_inside_the_wrapper_and_the_clients_name_is_logge
     let saved = tool(
         2,
         "save_memory",
-        json!({"text": hostile("text-field"), "project": hostile("project-field")}),
+        json!({"text": hostile("text-field"), "project": hostile("project-field").replace('\n', " ")}),
     );
     assert_only_the_wrappers_tags("save_memory", &saved);
     let found = tool(3, "search", json!({"query": "obey"}));

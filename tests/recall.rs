@@ -515,7 +515,8 @@ fn out(env: &Env, args: &[&str]) -> String {
 fn every_stored_field_in_every_command_leaves_only_the_blocks_own_tags() {
     use aletheia::recall::wrap::{Tags, tags};
     let env = Env::new();
-    let project = hostile("project-field");
+    // A project name may hold no control character, so its attack stays on one line.
+    let project = hostile("project-field").replace('\n', " ");
     let record = serde_json::json!({"uid": "u1", "project": project, "kind": "note", "type": "decision",
         "title": hostile("title-field"), "text": hostile("text-field"), "tool": hostile("tool-field"),
         "session_id": hostile("session-field"), "files": [hostile("file-field")],
