@@ -204,6 +204,9 @@ fn password_value(m: &Matched<'_>) -> bool {
         (Some('.'), Some(c)) if c.is_ascii_alphabetic() || c == '_' => return false,
         _ => {}
     }
+    if !quoted && is_code_expression(v) {
+        return false;
+    }
     // `&str`, `*mut c_char`, `@Value(...)`, `--flag` are types, annotations and options; inside
     // quotes they are characters of a password.
     if !quoted && v.starts_with(['&', '*', '@', '-', '=', ':', '#', '!']) {
@@ -275,6 +278,81 @@ fn is_code_name(v: &str, before: &str, after: &str) -> bool {
                 .starts_with([',', ';', ')', '>', '{', '=', '+']))
         || v.strip_suffix('!').is_some_and(is_identifier)
             && after.trim_start().starts_with(['{', '(', '['])
+}
+
+/// `getpass.getpass()`, `Option<String>`, `os.environ[`, `cfg.get("k")?.trim()`: a call, a
+/// generic type or an index. An unquoted value with brackets is code when a name opens the first
+/// bracket and only paths and more brackets follow; a bracket may stay open at the end, where a
+/// quote or a space stopped the value (`input("Password: ")`, `HashMap<String, String>`). A
+/// name right after a closing bracket (`Summer(2024)Prod`) is not code.
+fn is_code_expression(v: &str) -> bool {
+    #[derive(PartialEq)]
+    enum Last {
+        Start,
+        Dot,
+        Name,
+        Group,
+    }
+    let b = v.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    let (mut i, mut last, mut groups) = (0, Last::Start, 0);
+    while i < b.len() {
+        let c = b[i];
+        if word(c) {
+            if !matches!(last, Last::Start | Last::Dot) {
+                return false;
+            }
+            while i < b.len() && word(b[i]) {
+                i += 1;
+            }
+            last = Last::Name;
+            continue;
+        }
+        match c {
+            b'.' | b':'
+                if matches!(last, Last::Name | Last::Group) || (c == b':' && last == Last::Dot) =>
+            {
+                last = Last::Dot;
+                i += 1;
+            }
+            b'(' | b'[' | b'<' | b'{' if matches!(last, Last::Name | Last::Group) => {
+                match closing(&b[i..]) {
+                    Some(n) => i += n,
+                    None => return true,
+                }
+                groups += 1;
+                last = Last::Group;
+            }
+            b'?' | b'!' if matches!(last, Last::Name | Last::Group) => i += 1,
+            _ => return false,
+        }
+    }
+    groups > 0
+}
+
+/// The length of the bracketed group that `b` starts with, through its closing bracket, quoted
+/// strings inside skipped; `None` when it does not close.
+fn closing(b: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut quote = None;
+    for (i, &c) in b.iter().enumerate() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                b'"' | b'\'' => quote = Some(c),
+                b'(' | b'[' | b'<' | b'{' => depth += 1,
+                b')' | b']' | b'>' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+    None
 }
 
 /// `user_password`, `_bindgen_ty_5`, `Colon2`: a name in code.

@@ -182,7 +182,16 @@ impl Found {
 /// passes the rule's checks.
 fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &mut Vec<Span>) {
     let secret = found.secret.clone().unwrap_or(found.whole.clone());
-    let (start, end) = trim_escapes(hay, widen(hay, secret.start, secret.end));
+    let (start, mut end) = trim_escapes(hay, widen(hay, secret.start, secret.end));
+    // A named value that no quote encloses runs to the next space; the syntax around it may
+    // end it sooner.
+    if let RuleRef::Builtin(_) = rule
+        && found.secret.is_some()
+        && matches!(how.check, Check::Password | Check::Credential)
+        && !hay[..start].ends_with(['"', '\'', '`'])
+    {
+        end = start + unquoted_value_len(&hay[start..end]);
+    }
     let value = &hay[start..end];
     if value.is_empty() {
         return;
@@ -222,6 +231,46 @@ fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &
     }
 }
 
+/// How much of an unquoted value is the value: less a statement's `;` or a list's `,` at its
+/// end, closing brackets that open nowhere in it (`f(password=x)`, `{token: x}`), and a next
+/// parameter (`pass=x&user=y`, `password=x,ssl=True`). Brackets, `&` and `;` inside it are the secret's own
+/// (`Summer(2024)Prod`, `Tr0ub4dor&3x`).
+fn unquoted_value_len(v: &str) -> usize {
+    let b = v.as_bytes();
+    let mut len = (1..b.len())
+        .find(|&i| b"&,;".contains(&b[i]) && next_parameter(&b[i + 1..]))
+        .unwrap_or(b.len());
+    while len > 0 {
+        let last = b[len - 1];
+        let open = match last {
+            b';' | b',' => {
+                len -= 1;
+                continue;
+            }
+            b')' => b'(',
+            b']' => b'[',
+            b'}' => b'{',
+            b'>' => b'<',
+            _ => break,
+        };
+        let count = |c: u8| b[..len].iter().filter(|&&x| x == c).count();
+        if count(open) >= count(last) {
+            break;
+        }
+        len -= 1;
+    }
+    len
+}
+
+/// Whether `b` starts with a query parameter's name and `=`.
+fn next_parameter(b: &[u8]) -> bool {
+    let name = b
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || b"_.-".contains(c))
+        .count();
+    name > 0 && b[0].is_ascii_alphabetic() && b.get(name) == Some(&b'=')
+}
+
 /// The part of `s` before its first newline: what follows a match on its own line.
 fn line_head(s: &str) -> &str {
     s.find('\n').map_or(s, |p| &s[..p])
@@ -233,14 +282,19 @@ fn line_tail(s: &str) -> &str {
 }
 
 /// A match less the `\n`, `\r` or `\t` escape that stood for its word boundary (see
-/// `after_escapes` in `build/redaction_rules.rs`).
-fn trim_escapes(s: &str, (mut start, end): (usize, usize)) -> (usize, usize) {
-    while end - start > 2
-        && ["\\n", "\\r", "\\t"]
-            .iter()
-            .any(|e| s[start..end].starts_with(e))
-    {
+/// `after_escapes` in `build/redaction_rules.rs`), and less those that end it.
+fn trim_escapes(s: &str, (mut start, mut end): (usize, usize)) -> (usize, usize) {
+    let escapes = ["\\n", "\\r", "\\t"];
+    while end - start > 2 && escapes.iter().any(|e| s[start..end].starts_with(e)) {
         start += 2;
+    }
+    // A quoted value runs to its closing quote, escapes and all; a line end it closes with is
+    // layout (`"-----END PRIVATE KEY-----\n"`).
+    while end - start > 2
+        && escapes.iter().any(|e| s[start..end].ends_with(e))
+        && !s[..end - 2].ends_with('\\')
+    {
+        end -= 2;
     }
     (start, end)
 }
