@@ -19,6 +19,7 @@ const CHECKS: &[(&str, &str)] = &[
     ("credential", "Credential"),
     ("pem-base64", "PemBase64"),
     ("jwt-base64", "JwtBase64"),
+    ("mixed-token", "MixedToken"),
 ];
 
 const FIELDS: &[&str] = &[

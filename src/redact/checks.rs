@@ -22,6 +22,7 @@ pub fn passes(check: Check, m: &Matched<'_>) -> bool {
         Check::Credential => password_value(m) && credential_looking(m),
         Check::PemBase64 => pem_base64(m.value),
         Check::JwtBase64 => jwt_base64(m.value),
+        Check::MixedToken => mixed_token(m.value),
     }
 }
 
@@ -488,6 +489,19 @@ fn looks_like_file(v: &str) -> bool {
             p.bytes().all(|b| b.is_ascii_digit())
                 || p.len() <= 6 && p.bytes().all(|b| b.is_ascii_alphabetic())
         })
+}
+
+/// A value that only its shape marks as a token (a URL path segment, an Okta token): letters
+/// of both cases and digits, random enough, and not a UUID, a mask or a template. Names and
+/// hex digests have one case.
+fn mixed_token(v: &str) -> bool {
+    let has = |f: fn(&u8) -> bool| v.bytes().any(|b| f(&b));
+    has(u8::is_ascii_uppercase)
+        && has(u8::is_ascii_lowercase)
+        && has(u8::is_ascii_digit)
+        && !is_uuid(v)
+        && !is_placeholder(v)
+        && super::shannon_entropy(v) >= 3.5
 }
 
 /// Base64 that decodes to a PEM private key (a kubeconfig's `client-key-data`, a CI variable).

@@ -40,6 +40,8 @@ pub enum Check {
     PemBase64,
     /// Base64 that decodes to a JSON Web Token (header and payload).
     JwtBase64,
+    /// A bare token known by its shape alone: both cases and digits, random enough.
+    MixedToken,
 }
 
 /// A keyword of a rule; `prefix` is its first three bytes as a big-endian number.
