@@ -20,6 +20,7 @@ const CHECKS: &[(&str, &str)] = &[
     ("pem-base64", "PemBase64"),
     ("jwt-base64", "JwtBase64"),
     ("mixed-token", "MixedToken"),
+    ("base64-secret", "Base64Secret"),
 ];
 
 const FIELDS: &[&str] = &[

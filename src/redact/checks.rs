@@ -23,6 +23,7 @@ pub fn passes(check: Check, m: &Matched<'_>) -> bool {
         Check::PemBase64 => pem_base64(m.value),
         Check::JwtBase64 => jwt_base64(m.value),
         Check::MixedToken => mixed_token(m.value),
+        Check::Base64Secret => base64_secret(m.value),
     }
 }
 
@@ -502,6 +503,32 @@ fn mixed_token(v: &str) -> bool {
         && !is_uuid(v)
         && !is_placeholder(v)
         && super::shannon_entropy(v) >= 3.5
+}
+
+/// Base64 (standard or URL-safe, padded or not) that decodes to text in which a built-in rule
+/// finds a secret. Decoded text is shorter, so the search this starts ends.
+fn base64_secret(value: &str) -> bool {
+    use base64::alphabet;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    let config =
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    let url_safe = value.contains(['-', '_']);
+    let engine = GeneralPurpose::new(
+        if url_safe {
+            &alphabet::URL_SAFE
+        } else {
+            &alphabet::STANDARD
+        },
+        config,
+    );
+    engine
+        .decode(value)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .is_some_and(|text| {
+            !text.chars().any(|c| c.is_control() && !c.is_whitespace())
+                && !super::Redactor::builtin().explain(&text).is_empty()
+        })
 }
 
 /// Base64 that decodes to a PEM private key (a kubeconfig's `client-key-data`, a CI variable).

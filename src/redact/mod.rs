@@ -8,10 +8,12 @@
 //! gitleaks' format ([`user_rules`]). Redaction sits on the hook's hot path, so a rule's regex
 //! is compiled and run only on the lines where one of its keywords occurs ([`keywords`]). Every
 //! rule's matches on the original text are collected first, overlapping matches are merged, and
-//! the text is rebuilt once ([`spans`]).
+//! the text is rebuilt once ([`spans`]). The first search also reads a normalised view of the
+//! text, so a secret with an invisible character or an escape inside is found ([`normalise`]).
 
 mod checks;
 mod keywords;
+mod normalise;
 pub mod rules;
 mod spans;
 mod user_rules;
@@ -90,7 +92,7 @@ impl Redactor {
     /// value around it is judged, so the lines holding replacements are searched again until
     /// nothing more is found.
     pub fn redact(&self, text: &str) -> String {
-        let found = spans::find(self, text, &[(0, text.len())]);
+        let found = spans::find_all(self, text);
         if found.is_empty() {
             return text.to_owned();
         }
@@ -112,7 +114,7 @@ impl Redactor {
     /// reports the first pass; the rare match that a marker completes in a later pass is not
     /// listed.
     pub fn explain(&self, text: &str) -> Vec<Finding> {
-        spans::findings(self, &spans::find(self, text, &[(0, text.len())]))
+        spans::findings(self, &spans::find_all(self, text))
     }
 }
 
@@ -528,6 +530,79 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_token_with_an_invisible_character_inside_is_redacted_whole() {
+        let r = Redactor::builtin();
+        for sep in ['\u{200b}', '\u{ad}', '\u{2060}', '\u{feff}'] {
+            let text = format!("token ghp_1234567890{sep}abcdefghijklmnopqrstuvwxyzAB end");
+            assert_eq!(
+                r.redact(&text),
+                "token [redacted:github-token] end",
+                "{sep:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn percent_encoded_and_json_escaped_secrets_are_redacted_in_the_original() {
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact("cb?next=%2Fhome%26token%3Dghp_1234567890abcdefghijklmnopqrstuvwxyzAB&x=1"),
+            "cb?next=%2Fhome%26token%3D[redacted:github-token]&x=1"
+        );
+        assert_eq!(
+            r.redact("redirect=%3Fapi_key%3DQm7Xr2Lp9Tz4Wb8Nc3Kd%26x%3D1"),
+            "redirect=%3Fapi_key%3D[redacted]%26x%3D1"
+        );
+        assert_eq!(
+            r.redact(r#"{"text":"\u0067hp_1234567890abcdefghijklmnopqrstuvwxyzAB"}"#),
+            r#"{"text":"[redacted:github-token]"}"#
+        );
+    }
+
+    #[test]
+    fn a_base64_encoded_token_is_redacted() {
+        let r = Redactor::builtin();
+        use base64::Engine;
+        let token = "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB";
+        let b64 = base64::engine::general_purpose::STANDARD.encode(token);
+        assert_eq!(r.redact(&format!("GH_B64={b64}")), "GH_B64=[redacted]");
+    }
+
+    #[test]
+    fn a_token_wrapped_onto_two_lines_is_redacted_on_both() {
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact("$ echo ghp_1234567890abcdefghij\nklmnopqrstuvwxyzAB\nnext line"),
+            "$ echo [redacted:github-token]\nnext line"
+        );
+        // Inside JSON text the break is an escape.
+        assert_eq!(
+            r.redact(r#"{"out":"ghp_1234567890abcdefghij\nklmnopqrstuvwxyzAB ok"}"#),
+            r#"{"out":"[redacted:github-token] ok"}"#
+        );
+        // A value joined to the next line is not read as one: only shapes cross a break.
+        let env = "DB_PASSWORD=abc123def456\nAPI_URL=https://api.example.com";
+        assert_eq!(
+            r.redact(env),
+            "DB_PASSWORD=[redacted]\nAPI_URL=https://api.example.com"
+        );
+    }
+
+    #[test]
+    fn escapes_and_invisible_characters_in_ordinary_text_are_kept() {
+        let r = Redactor::builtin();
+        for text in [
+            "zero\u{200b}width space in a word",
+            "soft\u{ad}hyphen",
+            "path%2Fto%2Ffile.txt and a=1%26b=2 at 50%",
+            r#"{"name":"caf\u00e9","note":"\u0041BC"}"#,
+            "a line ending in build2024release\nnext line",
+        ] {
+            assert_eq!(r.redact(text), text, "{:?}", r.explain(text));
+        }
+    }
+
     /// Redacting the redacted text changes nothing.
     fn assert_idempotent(text: &str) {
         let r = Redactor::builtin();
@@ -547,6 +622,20 @@ mod tests {
             let r = Redactor::builtin();
             let once = r.redact(&s);
             prop_assert_eq!(r.redact(&once), once.clone());
+        }
+
+        /// Normalisation only adds places to look: text with invisible characters and escapes
+        /// but nothing secret comes back byte for byte.
+        #[test]
+        fn text_with_nothing_secret_is_unchanged_by_normalisation(
+            parts in proptest::collection::vec(
+                "[a-z]{1,8}|[ .,:]|%2[0-9A-F]|%4[1-9]|\\\\u00e9|\\\\u0041|\u{200b}|\u{ad}|\u{feff}|\\n",
+                0..40,
+            ),
+        ) {
+            let s: String = parts.concat();
+            let r = Redactor::builtin();
+            prop_assert_eq!(r.redact(&s), s);
         }
 
         #[test]

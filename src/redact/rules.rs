@@ -42,6 +42,8 @@ pub enum Check {
     JwtBase64,
     /// A bare token known by its shape alone: both cases and digits, random enough.
     MixedToken,
+    /// Base64 that decodes to text in which a built-in rule finds a secret.
+    Base64Secret,
 }
 
 /// A keyword of a rule; `prefix` is its first three bytes as a big-endian number.

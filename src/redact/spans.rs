@@ -8,6 +8,7 @@
 use super::Redactor;
 use super::checks::{self, Matched};
 use super::keywords;
+use super::normalise;
 use super::rules::{Check, RULES, Rule};
 use regex_automata::meta::Regex;
 use regex_automata::{Input, PatternID};
@@ -36,6 +37,53 @@ pub struct Finding {
     /// The rules that matched it, the one whose marker replaces it first.
     pub rules: Vec<String>,
     pub marker: String,
+}
+
+/// Every rule's spans in `text`, in its normalised view (invisible characters removed, escapes
+/// decoded) mapped back to the bytes that produced them, and across line breaks that may have
+/// wrapped a token: what the first pass replaces.
+pub(super) fn find_all(r: &Redactor, text: &str) -> Vec<Span> {
+    let mut out = find(r, text, &[(0, text.len())]);
+    if let Some(v) = normalise::view(text) {
+        for s in find(r, &v.text, &[(0, v.text.len())]) {
+            let (start, end) = v.original(s.start, s.end);
+            out.push(Span { start, end, ..s });
+        }
+    }
+    for (start, end) in normalise::wraps(text) {
+        wrapped(r, text, start, end, &mut out);
+    }
+    out
+}
+
+/// The spans of provider shapes that cross the line break at `start..end` once it is removed.
+/// Only shapes count: a name's value joined to the next line's first word would take that
+/// word for part of it.
+fn wrapped(r: &Redactor, text: &str, start: usize, end: usize, out: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let from = b[..start]
+        .iter()
+        .rposition(|c| c.is_ascii_whitespace())
+        .map_or(0, |p| p + 1);
+    let from = boundary(text, from.max(start.saturating_sub(300)));
+    let to = b[end..]
+        .iter()
+        .position(|c| c.is_ascii_whitespace())
+        .map_or(b.len(), |p| end + p);
+    let to = widen(text, end, to.min(end + 300)).1;
+    let joined = format!("{}{}", &text[from..start], &text[end..to]);
+    let cut = start - from;
+    for s in find(r, &joined, &[(0, joined.len())]) {
+        let shape = matches!(s.rule, RuleRef::Builtin(i)
+            if RULES[i].check == Check::None && RULES[i].marker.starts_with("[redacted:"));
+        if shape && s.start < cut && s.end > cut {
+            out.push(Span {
+                start: from + s.start,
+                end: end + (s.end - cut),
+                rule: s.rule,
+            });
+        }
+    }
 }
 
 /// Every rule's spans in `text`, looking only inside `ranges`.
