@@ -206,7 +206,16 @@ fn password_value(m: &Matched<'_>) -> bool {
         (Some('.'), Some(c)) if c.is_ascii_alphabetic() || c == '_' => return false,
         _ => {}
     }
-    if !quoted && is_code_expression(v) {
+    if !quoted && (is_code_expression(v) || is_macro_fragment(m, v)) {
+        return false;
+    }
+    // `r'[^\W\d]\w*'`: a quoted regular expression, which a quote no longer ends at its first
+    // backslash.
+    if quoted
+        && ["\\d", "\\w", "\\s", "\\b", "\\D", "\\W", "\\S", "[^", "(?:"]
+            .iter()
+            .any(|p| v.contains(p))
+    {
         return false;
     }
     // `&str`, `*mut c_char`, `@Value(...)`, `--flag` are types, annotations and options; inside
@@ -332,10 +341,26 @@ fn is_code_expression(v: &str) -> bool {
     groups > 0
 }
 
+/// `$token:expr` in a Rust macro: a fragment's kind, not a value.
+fn is_macro_fragment(m: &Matched<'_>, v: &str) -> bool {
+    const KINDS: &[&str] = &[
+        "block", "expr", "ident", "item", "lifetime", "literal", "meta", "pat", "path", "stmt",
+        "tt", "ty", "vis",
+    ];
+    (m.prefix.ends_with('$') || m.before.starts_with('$'))
+        && m.before.trim_end().ends_with(':')
+        && KINDS.iter().any(|k| {
+            v.strip_prefix(k).is_some_and(|rest| {
+                !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+}
+
 /// The length of the bracketed group that `b` starts with, through its closing bracket, quoted
-/// strings inside skipped; `None` when it does not close.
+/// strings inside skipped; `None` when it does not close. A closing bracket that closes nothing
+/// open is a character (`Token![=>]`).
 fn closing(b: &[u8]) -> Option<usize> {
-    let mut depth = 0usize;
+    let mut open: Vec<u8> = Vec::new();
     let mut quote = None;
     for (i, &c) in b.iter().enumerate() {
         match quote {
@@ -343,11 +368,20 @@ fn closing(b: &[u8]) -> Option<usize> {
             Some(_) => {}
             None => match c {
                 b'"' | b'\'' => quote = Some(c),
-                b'(' | b'[' | b'<' | b'{' => depth += 1,
-                b')' | b']' | b'>' | b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(i + 1);
+                b'(' => open.push(b')'),
+                b'[' => open.push(b']'),
+                b'{' => open.push(b'}'),
+                b'<' => open.push(b'>'),
+                b')' | b']' | b'}' | b'>' => {
+                    // An unclosed `<` is a comparison: the bracket it stands in closes here.
+                    while open.last().is_some_and(|&o| o == b'>' && c != b'>') {
+                        open.pop();
+                    }
+                    if open.last() == Some(&c) {
+                        open.pop();
+                        if open.is_empty() {
+                            return Some(i + 1);
+                        }
                     }
                 }
                 _ => {}

@@ -525,6 +525,10 @@ mod tests {
             "token = self.tokens[0]",
             "let token = Token::new(source);",
             "password = cfg.get(\"db\")?.trim();",
+            "sig.generics.gt_token = Some(Token![>](sig.paren_token.span.join()));",
+            "    arrow_token: Token![=>],",
+            "    ($text:expr, [$($token:expr),+$(,)?]) => {",
+            "let key2 = pbkdf2_hmac_array::<Sha256, 20>(password, salt, n);",
         ] {
             assert_eq!(r.redact(text), text, "{:?}", r.explain(text));
         }
@@ -598,6 +602,7 @@ mod tests {
             "path%2Fto%2Ffile.txt and a=1%26b=2 at 50%",
             r#"{"name":"caf\u00e9","note":"\u0041BC"}"#,
             "a line ending in build2024release\nnext line",
+            r#""idp%3A%2B+%25%C3%A9:idp-secret%3A%2B+%25%C3%A9","#,
         ] {
             assert_eq!(r.redact(text), text, "{:?}", r.explain(text));
         }

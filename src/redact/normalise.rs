@@ -8,11 +8,15 @@
 //! mapped spans are replaced, so a text in which nothing matches comes back byte for byte.
 //!
 //! Most texts have none of this, and the hook is on the hot path: [`view`] returns `None` after
-//! a few fast scans (`is_ascii`, searches for `%` and `\u`) when there is nothing to decode.
+//! a few fast scans (`is_ascii`, searches for `%` and `\u`) when there is nothing to decode, and
+//! otherwise holds only the lines that have something to decode.
 
-/// The decoded text and, for each of its bytes, the bytes of the original it came from.
+/// The decoded lines of the original that had something to decode, each followed by a line
+/// break, where each lies in the view, and for each byte of the view the bytes of the original
+/// it came from.
 pub(super) struct View {
     pub text: String,
+    pub lines: Vec<(usize, usize)>,
     starts: Vec<usize>,
     ends: Vec<usize>,
 }
@@ -25,19 +29,41 @@ impl View {
 }
 
 /// Characters that display as nothing: zero-width spaces and joiners, the word joiner, the
-/// byte-order mark and the soft hyphen (shown only where a line breaks).
+/// byte-order mark, the soft hyphen (shown only where a line breaks) and the Mongolian vowel
+/// separator.
+const INVISIBLE: [char; 7] = [
+    '\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{feff}', '\u{00ad}', '\u{180e}',
+];
+
 fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{00ad}' | '\u{180e}'
-    )
+    INVISIBLE.contains(&c)
 }
 
-/// Whether `text` has anything the view would change.
-fn needs_view(text: &str) -> bool {
-    (!text.is_ascii() && text.chars().any(is_invisible))
-        || (text.contains('%') && text.as_bytes().windows(3).any(|w| percent(w).is_some()))
-        || text.contains("\\u")
+/// Where in `text` the view might differ: each invisible character, `%XX` and `\uXXXX`. Each
+/// kind costs one fast scan (`is_ascii`, a search for `%`, for `\u`) when it is absent.
+fn candidates(text: &str) -> Vec<usize> {
+    let mut at: Vec<usize> = Vec::new();
+    if !text.is_ascii() {
+        for c in INVISIBLE {
+            at.extend(text.match_indices(c).map(|(i, _)| i));
+        }
+    }
+    let b = text.as_bytes();
+    if text.contains('%') {
+        at.extend(
+            text.match_indices('%')
+                .map(|(i, _)| i)
+                .filter(|&i| percent(&b[i..]).is_some()),
+        );
+    }
+    // A one-byte search is a `memchr`; a two-byte one is not.
+    at.extend(
+        text.match_indices('\\')
+            .map(|(i, _)| i)
+            .filter(|&i| b.get(i + 1) == Some(&b'u')),
+    );
+    at.sort_unstable();
+    at
 }
 
 /// The printable ASCII character that `%XX` at the start of `b` encodes.
@@ -61,41 +87,79 @@ fn unicode_escape(b: &[u8]) -> Option<char> {
     (!c.is_control()).then_some(c)
 }
 
-/// The view of `text`, or `None` when it would be the same text.
+/// The view of the lines of `text` that have something to decode, or `None` when none has.
 pub(super) fn view(text: &str) -> Option<View> {
-    if !needs_view(text) {
+    let at = candidates(text);
+    if at.is_empty() {
         return None;
     }
-    let b = text.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut starts = Vec::with_capacity(b.len());
-    let mut ends = Vec::with_capacity(b.len());
-    let mut changed = false;
-    let mut push = |bytes: &[u8], from: usize, to: usize| {
-        for &x in bytes {
-            out.push(x);
-            starts.push(from);
-            ends.push(to);
-        }
+    let mut v = View {
+        text: String::new(),
+        lines: Vec::new(),
+        starts: Vec::new(),
+        ends: Vec::new(),
     };
-    let mut i = 0;
-    while i < b.len() {
+    let mut out = Vec::new();
+    let mut done = 0;
+    for i in at {
+        if i < done {
+            continue;
+        }
+        let start = text[..i].rfind('\n').map_or(0, |p| p + 1);
+        let end = text[i..].find('\n').map_or(text.len(), |p| i + p);
+        let from = out.len();
+        if decode(text, start, end, &mut out, &mut v) {
+            v.lines.push((from, out.len()));
+            out.push(b'\n');
+            v.starts.push(end);
+            v.ends.push(end);
+        } else {
+            out.truncate(from);
+            v.starts.truncate(from);
+            v.ends.truncate(from);
+        }
+        done = end + 1;
+    }
+    if v.lines.is_empty() {
+        return None;
+    }
+    v.text = String::from_utf8(out).ok()?;
+    Some(v)
+}
+
+/// Append the decoded bytes `start..end` of `text` to `out`, and their origins to `v`; whether
+/// anything was decoded or removed.
+fn decode(text: &str, start: usize, end: usize, out: &mut Vec<u8>, v: &mut View) -> bool {
+    let b = text.as_bytes();
+    let mut push = |out: &mut Vec<u8>, bytes: &[u8], from: usize, to: usize| {
+        out.extend_from_slice(bytes);
+        v.starts.extend(std::iter::repeat_n(from, bytes.len()));
+        v.ends.extend(std::iter::repeat_n(to, bytes.len()));
+    };
+    let mut changed = false;
+    let percent_encoded = (start..end).any(|i| percent(&b[i..end]).is_some());
+    let mut i = start;
+    while i < end {
         if b[i] == b'\\' && b.get(i + 1) == Some(&b'\\') {
             // An escaped backslash: what follows it is not an escape.
-            push(&b[i..i + 2], i, i + 2);
+            push(out, &b[i..i + 2], i, i + 2);
             i += 2;
-        } else if let Some(c) = unicode_escape(&b[i..]) {
+        } else if let Some(c) = unicode_escape(&b[i..end]) {
             if !is_invisible(c) {
-                push(c.encode_utf8(&mut [0; 4]).as_bytes(), i, i + 6);
+                push(out, c.encode_utf8(&mut [0; 4]).as_bytes(), i, i + 6);
             }
             changed = true;
             i += 6;
-        } else if let Some(v) = percent(&b[i..]) {
-            push(&[v], i, i + 3);
+        } else if let Some(x) = percent(&b[i..end]) {
+            push(out, &[x], i, i + 3);
             changed = true;
             i += 3;
+        } else if b[i] == b'+' && percent_encoded {
+            // On a line with percent escapes, `+` is a form's space.
+            push(out, b" ", i, i + 1);
+            i += 1;
         } else if b[i] < 0x80 {
-            push(&b[i..=i], i, i + 1);
+            push(out, &b[i..=i], i, i + 1);
             i += 1;
         } else {
             let c = text[i..].chars().next().expect("i is a char boundary");
@@ -105,19 +169,12 @@ pub(super) fn view(text: &str) -> Option<View> {
             } else {
                 // Every byte of a character maps to the whole of it, so a span of the view that
                 // starts or ends at a character boundary maps to one in the original.
-                push(&b[i..i + n], i, i + n);
+                push(out, &b[i..i + n], i, i + n);
             }
             i += n;
         }
     }
-    if !changed {
-        return None;
-    }
-    Some(View {
-        text: String::from_utf8(out).ok()?,
-        starts,
-        ends,
-    })
+    changed
 }
 
 /// A line break that may have cut a token in two, as a terminal wraps a long line: the bytes
@@ -132,10 +189,14 @@ pub(super) fn wraps(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
             let start = if i > 0 && b[i - 1] == b'\r' { i - 1 } else { i };
             (start, i + 1)
         })
-        .chain(text.match_indices("\\n").map(|(i, _)| {
-            let start = if text[..i].ends_with("\\r") { i - 2 } else { i };
-            (start, i + 2)
-        }))
+        .chain(
+            text.match_indices('\\')
+                .filter(move |&(i, _)| b.get(i + 1) == Some(&b'n'))
+                .map(|(i, _)| {
+                    let start = if text[..i].ends_with("\\r") { i - 2 } else { i };
+                    (start, i + 2)
+                }),
+        )
         .filter(move |&(start, end)| {
             let run = b[..start].iter().rev().take_while(|&&c| token(c)).count();
             let before = &b[start - run..start];
@@ -155,7 +216,8 @@ mod tests {
     fn invisible_characters_are_removed_and_mapped_to_the_original() {
         let text = "tok ghp_ab\u{200b}cd end";
         let v = view(text).unwrap();
-        assert_eq!(v.text, "tok ghp_abcd end");
+        assert_eq!(v.text, "tok ghp_abcd end\n");
+        assert_eq!(v.lines, [(0, 16)]);
         let (s, e) = v.original(4, 12);
         assert_eq!(&text[s..e], "ghp_ab\u{200b}cd");
     }
@@ -164,15 +226,24 @@ mod tests {
     fn percent_and_json_escapes_are_decoded_and_mapped_to_the_escape() {
         let text = r"a%3Db \u0067hp_x";
         let v = view(text).unwrap();
-        assert_eq!(v.text, "a=b ghp_x");
+        assert_eq!(v.text, "a=b ghp_x\n");
         assert_eq!(v.original(1, 2), (1, 4));
         assert_eq!(v.original(4, 9), (6, 16));
     }
 
     #[test]
+    fn only_the_lines_that_changed_are_searched_again() {
+        let text = "plain\nhas %41 here\nplain\n";
+        let v = view(text).unwrap();
+        assert_eq!(v.text, "has A here\n");
+        assert_eq!(v.lines, [(0, 10)]);
+        assert_eq!(v.original(0, 10), (6, 18));
+    }
+
+    #[test]
     fn an_escaped_backslash_is_not_an_escape() {
         assert!(view(r"C:\\users\\me").is_none());
-        assert_eq!(view(r"a\\u0041 %41").unwrap().text, r"a\\u0041 A");
+        assert_eq!(view(r"a\\u0041 %41").unwrap().text, "a\\\\u0041 A\n");
     }
 
     #[test]
@@ -198,7 +269,7 @@ mod tests {
         fn a_view_maps_back_in_order(s in "(%[0-9A-F]{2}|\\\\u00[4-7][0-9a-f]|\u{200b}|[a-z =])*") {
             if let Some(v) = view(&s) {
                 let mut last = 0;
-                for i in 0..v.text.len() {
+                for i in 0..v.text.len() - 1 {
                     let (a, b) = v.original(i, i + 1);
                     prop_assert!(a >= last && b > a && s.is_char_boundary(a) && s.is_char_boundary(b));
                     last = a;

@@ -45,7 +45,7 @@ pub struct Finding {
 pub(super) fn find_all(r: &Redactor, text: &str) -> Vec<Span> {
     let mut out = find(r, text, &[(0, text.len())]);
     if let Some(v) = normalise::view(text) {
-        for s in find(r, &v.text, &[(0, v.text.len())]) {
+        for s in find(r, &v.text, &v.lines) {
             let (start, end) = v.original(s.start, s.end);
             out.push(Span { start, end, ..s });
         }
@@ -279,8 +279,8 @@ fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &
     }
 }
 
-/// How much of an unquoted value is the value: less a statement's `;` or a list's `,` at its
-/// end, closing brackets that open nowhere in it (`f(password=x)`, `{token: x}`), and a next
+/// How much of an unquoted value is the value: less a statement's `;`, a list's `,` or a
+/// signature's `:` at its end, closing brackets that open nowhere in it (`f(password=x)`, `{token: x}`), and a next
 /// parameter (`pass=x&user=y`, `password=x,ssl=True`). Brackets, `&` and `;` inside it are the secret's own
 /// (`Summer(2024)Prod`, `Tr0ub4dor&3x`).
 fn unquoted_value_len(v: &str) -> usize {
@@ -292,6 +292,11 @@ fn unquoted_value_len(v: &str) -> usize {
         let last = b[len - 1];
         let open = match last {
             b';' | b',' => {
+                len -= 1;
+                continue;
+            }
+            // `pwd=None):` ends a signature; `module::` is a path.
+            b':' if len < 2 || b[len - 2] != b':' => {
                 len -= 1;
                 continue;
             }
