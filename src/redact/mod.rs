@@ -608,6 +608,39 @@ mod tests {
         }
     }
 
+    #[test]
+    fn private_keys_inside_string_literals_are_redacted() {
+        let r = Redactor::builtin();
+        let body = "MIIEowIBAAKCAQEA7xYzq3Lm9Tz4Wb8Nc3KdQm7Xr2Lp9Tz4Wb8Nc3KdQm7Xr2Lp9Tz";
+        // Concatenated over lines, as Java and JavaScript write a key in code.
+        let java = format!(
+            "String k = \"-----BEGIN PRIVATE KEY-----\\n\"\n  + \"{body}\\n\"\n  + \"-----END PRIVATE KEY-----\";"
+        );
+        assert_eq!(r.redact(&java), "String k = \"[redacted:private-key]\";");
+        // A Go raw string.
+        let go = format!(
+            "var key = `-----BEGIN EC PRIVATE KEY-----\n{body}\n-----END EC PRIVATE KEY-----`"
+        );
+        assert_eq!(r.redact(&go), "var key = `[redacted:private-key]`");
+        // Base64 of a PEM key.
+        use base64::Engine;
+        let pem = format!("-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n");
+        let b64 = base64::engine::general_purpose::STANDARD.encode(pem);
+        assert_eq!(
+            r.redact(&format!("tls.key: {b64}")),
+            "tls.key: [redacted:private-key]"
+        );
+    }
+
+    #[test]
+    fn powershell_password_parameters_are_redacted_whole() {
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact(r#"Connect-VIServer -Server vc.local -User root -Password "VM(w4re)!""#),
+            r#"Connect-VIServer -Server vc.local -User root -Password "[redacted]""#
+        );
+    }
+
     /// Redacting the redacted text changes nothing.
     fn assert_idempotent(text: &str) {
         let r = Redactor::builtin();
