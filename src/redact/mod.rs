@@ -641,6 +641,24 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_yaml_plain_scalar_is_redacted_to_the_end_of_its_line() {
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact("db:\n  password: correct horse battery 9\n  host: db"),
+            "db:\n  password: [redacted]\n  host: db"
+        );
+        assert_eq!(
+            r.redact("- password: Tr0ub4dor &3x # rotated"),
+            "- password: [redacted] # rotated"
+        );
+        // A value that is no password once its line is added keeps its first word redacted.
+        assert_eq!(
+            r.redact("  token: abc123xyz expires in 3600 seconds"),
+            "  token: [redacted] expires in 3600 seconds"
+        );
+    }
+
     /// Redacting the redacted text changes nothing.
     fn assert_idempotent(text: &str) {
         let r = Redactor::builtin();

@@ -240,9 +240,32 @@ fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &
     {
         end = start + unquoted_value_len(&hay[start..end]);
     }
+    // A YAML plain scalar runs to the end of its line (`password: correct horse battery`); when
+    // the whole line does not pass as a value, its first word still may.
+    let scalar = yaml_scalar_end(hay, found, how, start, end);
+    for end in scalar.into_iter().chain([end]) {
+        if accepts(hay, found, how, rule, (start, end)) {
+            out.push(Span {
+                start: from + start,
+                end: from + end,
+                rule,
+            });
+            return;
+        }
+    }
+}
+
+/// Whether the value `start..end` of `found` passes its rule's judgement.
+fn accepts(
+    hay: &str,
+    found: &Found,
+    how: &How,
+    rule: RuleRef,
+    (start, end): (usize, usize),
+) -> bool {
     let value = &hay[start..end];
     if value.is_empty() {
-        return;
+        return false;
     }
     let rest = &hay[end..];
     if let RuleRef::Builtin(_) = rule {
@@ -251,17 +274,17 @@ fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &
         // rules and mean what they say.
         let named_value = found.secret.is_some();
         if named_value && (checks::is_placeholder(value) || rest.starts_with('(')) {
-            return;
+            return false;
         }
         if !named_value && checks::is_template(value) {
-            return;
+            return false;
         }
     }
     if how
         .entropy
         .is_some_and(|min| super::shannon_entropy(value) < min)
     {
-        return;
+        return false;
     }
     let match_start = widen(hay, found.whole.start, start).0;
     let matched = Matched {
@@ -270,19 +293,35 @@ fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &
         value,
         after: line_head(&rest[..boundary(rest, rest.len().min(16))]),
     };
-    if checks::passes(how.check, &matched) {
-        out.push(Span {
-            start: from + start,
-            end: from + end,
-            rule,
-        });
+    checks::passes(how.check, &matched)
+}
+
+/// Where a YAML plain scalar that starts at `start` ends, when the match is a line's
+/// `name: value` and the rest of the line reads as more words of it: letters, digits, spaces and
+/// the symbols of passwords, no brackets or quotes (code's `token: Option<Box<dyn Fn()>>`), up
+/// to a ` #` comment.
+fn yaml_scalar_end(hay: &str, found: &Found, how: &How, start: usize, end: usize) -> Option<usize> {
+    let line_start = hay[..found.whole.start].rfind('\n').map_or(0, |p| p + 1);
+    let indent = hay[line_start..found.whole.start].trim_start_matches([' ', '\t']);
+    if how.check != Check::Password
+        || found.secret.is_none()
+        || !(indent.is_empty() || indent == "- ")
+        || !hay[..start].ends_with(": ")
+    {
+        return None;
     }
+    let line_end = hay[end..].find(['\n', '\r']).map_or(hay.len(), |p| end + p);
+    let line = &hay[end..line_end];
+    let line = line.find(" #").map_or(line, |p| &line[..p]).trim_end();
+    let word = |c: char| c.is_ascii_alphanumeric() || " !@#$%^&*_+=.-?~/".contains(c);
+    (line.starts_with(' ') && line.chars().all(word) && hay[start..end].chars().all(word))
+        .then_some(end + line.len())
 }
 
 /// How much of an unquoted value is the value: less a statement's `;`, a list's `,` or a
-/// signature's `:` at its end, closing brackets that open nowhere in it (`f(password=x)`, `{token: x}`), and a next
-/// parameter (`pass=x&user=y`, `password=x,ssl=True`). Brackets, `&` and `;` inside it are the secret's own
-/// (`Summer(2024)Prod`, `Tr0ub4dor&3x`).
+/// signature's `:` at its end, closing brackets that open nowhere in it (`f(password=x)`,
+/// `{token: x}`), and a next parameter (`pass=x&user=y`, `password=x,ssl=True`). Brackets, `&`
+/// and `;` inside it are the secret's own (`Summer(2024)Prod`, `Tr0ub4dor&3x`).
 fn unquoted_value_len(v: &str) -> usize {
     let b = v.as_bytes();
     let mut len = (1..b.len())
