@@ -19,6 +19,8 @@ const CHECKS: &[(&str, &str)] = &[
     ("credential", "Credential"),
     ("pem-base64", "PemBase64"),
     ("jwt-base64", "JwtBase64"),
+    ("mixed-token", "MixedToken"),
+    ("base64-secret", "Base64Secret"),
 ];
 
 const FIELDS: &[&str] = &[
@@ -37,7 +39,10 @@ const FIELDS: &[&str] = &[
 ];
 
 pub fn generate() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/redact/rules");
+    // Read at run time: a build script compiled in another checkout (a copied `target/`) must
+    // still read this checkout's rules.
+    let root = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dir = Path::new(&root).join("src/redact/rules");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut rules = String::from("pub static RULES: &[Rule] = &[\n");
     let mut examples =

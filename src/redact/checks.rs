@@ -22,6 +22,8 @@ pub fn passes(check: Check, m: &Matched<'_>) -> bool {
         Check::Credential => password_value(m) && credential_looking(m),
         Check::PemBase64 => pem_base64(m.value),
         Check::JwtBase64 => jwt_base64(m.value),
+        Check::MixedToken => mixed_token(m.value),
+        Check::Base64Secret => base64_secret(m.value),
     }
 }
 
@@ -204,6 +206,18 @@ fn password_value(m: &Matched<'_>) -> bool {
         (Some('.'), Some(c)) if c.is_ascii_alphabetic() || c == '_' => return false,
         _ => {}
     }
+    if !quoted && (is_code_expression(v) || is_macro_fragment(m, v)) {
+        return false;
+    }
+    // `r'[^\W\d]\w*'`: a quoted regular expression, which a quote no longer ends at its first
+    // backslash.
+    if quoted
+        && ["\\d", "\\w", "\\s", "\\b", "\\D", "\\W", "\\S", "[^", "(?:"]
+            .iter()
+            .any(|p| v.contains(p))
+    {
+        return false;
+    }
     // `&str`, `*mut c_char`, `@Value(...)`, `--flag` are types, annotations and options; inside
     // quotes they are characters of a password.
     if !quoted && v.starts_with(['&', '*', '@', '-', '=', ':', '#', '!']) {
@@ -275,6 +289,106 @@ fn is_code_name(v: &str, before: &str, after: &str) -> bool {
                 .starts_with([',', ';', ')', '>', '{', '=', '+']))
         || v.strip_suffix('!').is_some_and(is_identifier)
             && after.trim_start().starts_with(['{', '(', '['])
+}
+
+/// `getpass.getpass()`, `Option<String>`, `os.environ[`, `cfg.get("k")?.trim()`: a call, a
+/// generic type or an index. An unquoted value with brackets is code when a name opens the first
+/// bracket and only paths and more brackets follow; a bracket may stay open at the end, where a
+/// quote or a space stopped the value (`input("Password: ")`, `HashMap<String, String>`). A
+/// name right after a closing bracket (`Summer(2024)Prod`) is not code.
+fn is_code_expression(v: &str) -> bool {
+    #[derive(PartialEq)]
+    enum Last {
+        Start,
+        Dot,
+        Name,
+        Group,
+    }
+    let b = v.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    let (mut i, mut last, mut groups) = (0, Last::Start, 0);
+    while i < b.len() {
+        let c = b[i];
+        if word(c) {
+            if !matches!(last, Last::Start | Last::Dot) {
+                return false;
+            }
+            while i < b.len() && word(b[i]) {
+                i += 1;
+            }
+            last = Last::Name;
+            continue;
+        }
+        match c {
+            b'.' | b':'
+                if matches!(last, Last::Name | Last::Group) || (c == b':' && last == Last::Dot) =>
+            {
+                last = Last::Dot;
+                i += 1;
+            }
+            b'(' | b'[' | b'<' | b'{' if matches!(last, Last::Name | Last::Group) => {
+                match closing(&b[i..]) {
+                    Some(n) => i += n,
+                    None => return true,
+                }
+                groups += 1;
+                last = Last::Group;
+            }
+            b'?' | b'!' if matches!(last, Last::Name | Last::Group) => i += 1,
+            _ => return false,
+        }
+    }
+    groups > 0
+}
+
+/// `$token:expr` in a Rust macro: a fragment's kind, not a value.
+fn is_macro_fragment(m: &Matched<'_>, v: &str) -> bool {
+    const KINDS: &[&str] = &[
+        "block", "expr", "ident", "item", "lifetime", "literal", "meta", "pat", "path", "stmt",
+        "tt", "ty", "vis",
+    ];
+    (m.prefix.ends_with('$') || m.before.starts_with('$'))
+        && m.before.trim_end().ends_with(':')
+        && KINDS.iter().any(|k| {
+            v.strip_prefix(k).is_some_and(|rest| {
+                !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+}
+
+/// The length of the bracketed group that `b` starts with, through its closing bracket, quoted
+/// strings inside skipped; `None` when it does not close. A closing bracket that closes nothing
+/// open is a character (`Token![=>]`).
+fn closing(b: &[u8]) -> Option<usize> {
+    let mut open: Vec<u8> = Vec::new();
+    let mut quote = None;
+    for (i, &c) in b.iter().enumerate() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                b'"' | b'\'' => quote = Some(c),
+                b'(' => open.push(b')'),
+                b'[' => open.push(b']'),
+                b'{' => open.push(b'}'),
+                b'<' => open.push(b'>'),
+                b')' | b']' | b'}' | b'>' => {
+                    // An unclosed `<` is a comparison: the bracket it stands in closes here.
+                    while open.last().is_some_and(|&o| o == b'>' && c != b'>') {
+                        open.pop();
+                    }
+                    if open.last() == Some(&c) {
+                        open.pop();
+                        if open.is_empty() {
+                            return Some(i + 1);
+                        }
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+    None
 }
 
 /// `user_password`, `_bindgen_ty_5`, `Colon2`: a name in code.
@@ -409,6 +523,45 @@ fn looks_like_file(v: &str) -> bool {
         || v.split(['.', '-', '+']).all(|p| {
             p.bytes().all(|b| b.is_ascii_digit())
                 || p.len() <= 6 && p.bytes().all(|b| b.is_ascii_alphabetic())
+        })
+}
+
+/// A value that only its shape marks as a token (a URL path segment, an Okta token): letters
+/// of both cases and digits, random enough, and not a UUID, a mask or a template. Names and
+/// hex digests have one case.
+fn mixed_token(v: &str) -> bool {
+    let has = |f: fn(&u8) -> bool| v.bytes().any(|b| f(&b));
+    has(u8::is_ascii_uppercase)
+        && has(u8::is_ascii_lowercase)
+        && has(u8::is_ascii_digit)
+        && !is_uuid(v)
+        && !is_placeholder(v)
+        && super::shannon_entropy(v) >= 3.5
+}
+
+/// Base64 (standard or URL-safe, padded or not) that decodes to text in which a built-in rule
+/// finds a secret. Decoded text is shorter, so the search this starts ends.
+fn base64_secret(value: &str) -> bool {
+    use base64::alphabet;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    let config =
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    let url_safe = value.contains(['-', '_']);
+    let engine = GeneralPurpose::new(
+        if url_safe {
+            &alphabet::URL_SAFE
+        } else {
+            &alphabet::STANDARD
+        },
+        config,
+    );
+    engine
+        .decode(value)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .is_some_and(|text| {
+            !text.chars().any(|c| c.is_control() && !c.is_whitespace())
+                && !super::Redactor::builtin().explain(&text).is_empty()
         })
 }
 

@@ -8,10 +8,12 @@
 //! gitleaks' format ([`user_rules`]). Redaction sits on the hook's hot path, so a rule's regex
 //! is compiled and run only on the lines where one of its keywords occurs ([`keywords`]). Every
 //! rule's matches on the original text are collected first, overlapping matches are merged, and
-//! the text is rebuilt once ([`spans`]).
+//! the text is rebuilt once ([`spans`]). The first search also reads a normalised view of the
+//! text, so a secret with an invisible character or an escape inside is found ([`normalise`]).
 
 mod checks;
 mod keywords;
+mod normalise;
 pub mod rules;
 mod spans;
 mod user_rules;
@@ -90,7 +92,7 @@ impl Redactor {
     /// value around it is judged, so the lines holding replacements are searched again until
     /// nothing more is found.
     pub fn redact(&self, text: &str) -> String {
-        let found = spans::find(self, text, &[(0, text.len())]);
+        let found = spans::find_all(self, text);
         if found.is_empty() {
             return text.to_owned();
         }
@@ -112,7 +114,7 @@ impl Redactor {
     /// reports the first pass; the rare match that a marker completes in a later pass is not
     /// listed.
     pub fn explain(&self, text: &str) -> Vec<Finding> {
-        spans::findings(self, &spans::find(self, text, &[(0, text.len())]))
+        spans::findings(self, &spans::find_all(self, text))
     }
 }
 
@@ -454,6 +456,210 @@ mod tests {
         assert_idempotent(&String::from_utf8_lossy(b"\x64\x3a\x2f\x2f\xad\x77\x64\x3a\xc0\xfc\xb1\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x64\x3a\xc0\xfc\xb1\xff\x3b\xad\xff\x3b\x70\x77\x64\x26\xff\x27\x77\x64\xff\x3b\x70\x77\x64\x3d\x7d\x64\x53\xaa\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x3d\x7d\x64\x53\x53\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\xff\x5e\x70\x72\xb1\xff\x3b\x70\x77\x64\x3d\x7d\x7d\x64\x34\x40\x70\x77\x64\xff\x3b\x70\x77\x64\x3d\x64\xfc\xb1\xff\x3b\x70\x77\x64\x3d\x77\x64\x3a\x2f\x2f\xad\x77\x64\x3a\xc0\xfc\xb1\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x64\x26\xff\x27\x77\x64\xff\x3b\x70\x77\x64\x3d\x7d\x64\x53\xaa\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x3d\x7d\x64\x53\x53\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x64\x3a\xc0\xfc\xb1\xff\x3b\x70\x77\x64\x3d\x7d\x7d\x64\x34\x40\x70\x77\x64\xff\x3b\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x70\x77\x64\x3d\x64\xfc\xb1\xff\x3b\x70\x77\x64\x3d\x77\x64\x3a\x2f\x2f\xad\x77\x64\x3a\x79\x6f\x75\xc0\xfc\xb1\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x64\x3a\xc0\xfc\xb1\xff\x3b\xad\x77\x64\x3a\xc0\x2a\xfc\xb1\xff\xfc\xb1\xff\x3b\x70\x77\x64\x3d\x77\x64\x3a\x2f\x2f\xad\x77\x64\x3a\x79\x6f\x75\xc0\xfc\xb1\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x64\x3a\xc0\xfc\xb1\xff\x3b\xad\x77\x64\x3a\xc0\x2a\xfc\xb1\xff\x3b\x70\x77\x64\x26\xff\x27\x77\x64\xff\x3b\x70\x77\x64\x3d\x7d\x64\x53\xaa\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x3d\x7d\x64\x53\x53\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x64\x3a\xc0\xfc\xb1\xff\x3b\x70\x77\x60\x3d\x7d\x64\x39\x3b\x70\x77\x64\xff\x70\x77\x64\x3d\x7d\x64\x34\x40\x70\x77\x64\xff\x3b\x77\x64\x3a\xc0\xfc\xb1\xff\x3b\xad\x77\x64\x3a\xc0\xfc\xb1\xff\x3b\x70\x77\x64\x26\xff\x27\x77\x64\xff\x3b\x70\x77\x64\x3d\x7d\x64\x53\xaa\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x3d\x7d\x64\x53\x53\x70\x22\x77\x70\x77\x64\x3b\x70\x77\x64\x26\xff\x27\x77\x64\xff\x3b\x70\x77\x64\x3d\x7d\x64\x53\xaa\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x3d\x7d\x64\x53\x53\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x64\x3a\xc0\xfc\xb1\xff\x3b\x70\x77\x60\x3d\x7d\x64\x39\x3b\x70\x77\x64\xff\x70\x77\x64\x3d\x7d\x64\x34\x40\x70\x77\x64\xff\x3b\x77\x64\x3a\xc0\xfc\xb1\xff\x3b\xad\x77\x64\x3a\xc0\xfc\xb1\xff\x3b\x70\x77\x64\x26\xff\x27\x77\x64\xff\x3b\x70\x77\x64\x3d\x7d\x64\x53\xaa\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x3d\x7d\x64\x53\x53\x70\x22\x77\x70\x77\x64\x3a\x2f\x2f\xad\x77\x64\x3a\xc0\xfc\xb1\xff\x3b\x70\x77\x64\x39\x7d\x64\x39\x3b\x70\x77\x64\xff\x70\x77\x64\x3d\x7d\x64\x34\x40\x70\x77\x64\xff\x3b\x70\x77\x61\x3d\x7d\x64\x26\xff\x27\x74\x2d\x2f"));
     }
 
+    #[test]
+    fn a_password_with_parentheses_is_redacted_whole() {
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact("DB_PASSWORD=Summer(2024)Prod"),
+            "DB_PASSWORD=[redacted]"
+        );
+        assert_eq!(r.redact("password=Wint3r)Gone"), "password=[redacted]");
+        assert_eq!(r.redact("API_TOKEN=abc123<def>456"), "API_TOKEN=[redacted]");
+        assert_eq!(r.redact("password=Pa[ss]word99"), "password=[redacted]");
+    }
+
+    #[test]
+    fn an_unquoted_value_runs_past_ampersands_semicolons_commas_and_backslashes() {
+        let r = Redactor::builtin();
+        for (text, want) in [
+            ("SMTP_PASSWORD=Tr0ub4dor&3x", "SMTP_PASSWORD=[redacted]"),
+            ("secret=first;second", "secret=[redacted]"),
+            ("DB_PASS=one,two,three9", "DB_PASS=[redacted]"),
+            ("password=Back\\slash99", "password=[redacted]"),
+            ("password=Wint3r}Gone", "password=[redacted]"),
+        ] {
+            assert_eq!(r.redact(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_syntax_around_a_value_still_ends_it() {
+        let r = Redactor::builtin();
+        // A query string's next parameter, a call's closing bracket, a statement's semicolon.
+        assert_eq!(
+            r.redact("https://api.example.com/x?token=Zx9Lq2Mw8Nv4Bc7Kd1Pf&format=json"),
+            "https://api.example.com/x?token=[redacted]&format=json"
+        );
+        assert_eq!(
+            r.redact("connect(host=db, password=Hunter22x)"),
+            "connect(host=db, password=[redacted])"
+        );
+        assert_eq!(r.redact("password=Hunter22x;"), "password=[redacted];");
+        assert_eq!(
+            r.redact("redis:6380,password=Hunter22x,ssl=True"),
+            "redis:6380,password=[redacted],ssl=True"
+        );
+    }
+
+    #[test]
+    fn a_quoted_value_runs_to_its_matching_quote_escapes_included() {
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact(r#"password="quoted \" inner (part) 99""#),
+            r#"password="[redacted]""#
+        );
+        assert_eq!(r.redact("token: 'it''s-a(secret)9'"), "token: '[redacted]'");
+        assert_eq!(
+            r.redact(r#"{"client_secret": "s3cr(et)&more"}"#),
+            r#"{"client_secret": "[redacted]"}"#
+        );
+    }
+
+    #[test]
+    fn code_with_brackets_after_a_credential_name_is_kept() {
+        let r = Redactor::builtin();
+        for text in [
+            "password: Option<String>,",
+            "secret: HashMap<String, String>,",
+            "token = request.headers.get('X-Token')",
+            "password = input(\"Password: \")",
+            "token = self.tokens[0]",
+            "let token = Token::new(source);",
+            "password = cfg.get(\"db\")?.trim();",
+            "sig.generics.gt_token = Some(Token![>](sig.paren_token.span.join()));",
+            "    arrow_token: Token![=>],",
+            "    ($text:expr, [$($token:expr),+$(,)?]) => {",
+            "let key2 = pbkdf2_hmac_array::<Sha256, 20>(password, salt, n);",
+        ] {
+            assert_eq!(r.redact(text), text, "{:?}", r.explain(text));
+        }
+    }
+
+    #[test]
+    fn a_token_with_an_invisible_character_inside_is_redacted_whole() {
+        let r = Redactor::builtin();
+        for sep in ['\u{200b}', '\u{ad}', '\u{2060}', '\u{feff}'] {
+            let text = format!("token ghp_1234567890{sep}abcdefghijklmnopqrstuvwxyzAB end");
+            assert_eq!(
+                r.redact(&text),
+                "token [redacted:github-token] end",
+                "{sep:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn percent_encoded_and_json_escaped_secrets_are_redacted_in_the_original() {
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact("cb?next=%2Fhome%26token%3Dghp_1234567890abcdefghijklmnopqrstuvwxyzAB&x=1"),
+            "cb?next=%2Fhome%26token%3D[redacted:github-token]&x=1"
+        );
+        assert_eq!(
+            r.redact("redirect=%3Fapi_key%3DQm7Xr2Lp9Tz4Wb8Nc3Kd%26x%3D1"),
+            "redirect=%3Fapi_key%3D[redacted]%26x%3D1"
+        );
+        assert_eq!(
+            r.redact(r#"{"text":"\u0067hp_1234567890abcdefghijklmnopqrstuvwxyzAB"}"#),
+            r#"{"text":"[redacted:github-token]"}"#
+        );
+    }
+
+    #[test]
+    fn a_base64_encoded_token_is_redacted() {
+        let r = Redactor::builtin();
+        use base64::Engine;
+        let token = "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB";
+        let b64 = base64::engine::general_purpose::STANDARD.encode(token);
+        assert_eq!(r.redact(&format!("GH_B64={b64}")), "GH_B64=[redacted]");
+    }
+
+    #[test]
+    fn a_token_wrapped_onto_two_lines_is_redacted_on_both() {
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact("$ echo ghp_1234567890abcdefghij\nklmnopqrstuvwxyzAB\nnext line"),
+            "$ echo [redacted:github-token]\nnext line"
+        );
+        // Inside JSON text the break is an escape.
+        assert_eq!(
+            r.redact(r#"{"out":"ghp_1234567890abcdefghij\nklmnopqrstuvwxyzAB ok"}"#),
+            r#"{"out":"[redacted:github-token] ok"}"#
+        );
+        // A value joined to the next line is not read as one: only shapes cross a break.
+        let env = "DB_PASSWORD=abc123def456\nAPI_URL=https://api.example.com";
+        assert_eq!(
+            r.redact(env),
+            "DB_PASSWORD=[redacted]\nAPI_URL=https://api.example.com"
+        );
+    }
+
+    #[test]
+    fn escapes_and_invisible_characters_in_ordinary_text_are_kept() {
+        let r = Redactor::builtin();
+        for text in [
+            "zero\u{200b}width space in a word",
+            "soft\u{ad}hyphen",
+            "path%2Fto%2Ffile.txt and a=1%26b=2 at 50%",
+            r#"{"name":"caf\u00e9","note":"\u0041BC"}"#,
+            "a line ending in build2024release\nnext line",
+            r#""idp%3A%2B+%25%C3%A9:idp-secret%3A%2B+%25%C3%A9","#,
+        ] {
+            assert_eq!(r.redact(text), text, "{:?}", r.explain(text));
+        }
+    }
+
+    #[test]
+    fn private_keys_inside_string_literals_are_redacted() {
+        let r = Redactor::builtin();
+        let body = "MIIEowIBAAKCAQEA7xYzq3Lm9Tz4Wb8Nc3KdQm7Xr2Lp9Tz4Wb8Nc3KdQm7Xr2Lp9Tz";
+        // Concatenated over lines, as Java and JavaScript write a key in code.
+        let java = format!(
+            "String k = \"-----BEGIN PRIVATE KEY-----\\n\"\n  + \"{body}\\n\"\n  + \"-----END PRIVATE KEY-----\";"
+        );
+        assert_eq!(r.redact(&java), "String k = \"[redacted:private-key]\";");
+        // A Go raw string.
+        let go = format!(
+            "var key = `-----BEGIN EC PRIVATE KEY-----\n{body}\n-----END EC PRIVATE KEY-----`"
+        );
+        assert_eq!(r.redact(&go), "var key = `[redacted:private-key]`");
+        // Base64 of a PEM key.
+        use base64::Engine;
+        let pem = format!("-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n");
+        let b64 = base64::engine::general_purpose::STANDARD.encode(pem);
+        assert_eq!(
+            r.redact(&format!("tls.key: {b64}")),
+            "tls.key: [redacted:private-key]"
+        );
+    }
+
+    #[test]
+    fn powershell_password_parameters_are_redacted_whole() {
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact(r#"Connect-VIServer -Server vc.local -User root -Password "VM(w4re)!""#),
+            r#"Connect-VIServer -Server vc.local -User root -Password "[redacted]""#
+        );
+    }
+
+    #[test]
+    fn a_yaml_plain_scalar_is_redacted_to_the_end_of_its_line() {
+        let r = Redactor::builtin();
+        assert_eq!(
+            r.redact("db:\n  password: correct horse battery 9\n  host: db"),
+            "db:\n  password: [redacted]\n  host: db"
+        );
+        assert_eq!(
+            r.redact("- password: Tr0ub4dor &3x # rotated"),
+            "- password: [redacted] # rotated"
+        );
+        // A value that is no password once its line is added keeps its first word redacted.
+        assert_eq!(
+            r.redact("  token: abc123xyz expires in 3600 seconds"),
+            "  token: [redacted] expires in 3600 seconds"
+        );
+    }
+
     /// Redacting the redacted text changes nothing.
     fn assert_idempotent(text: &str) {
         let r = Redactor::builtin();
@@ -473,6 +679,20 @@ mod tests {
             let r = Redactor::builtin();
             let once = r.redact(&s);
             prop_assert_eq!(r.redact(&once), once.clone());
+        }
+
+        /// Normalisation only adds places to look: text with invisible characters and escapes
+        /// but nothing secret comes back byte for byte.
+        #[test]
+        fn text_with_nothing_secret_is_unchanged_by_normalisation(
+            parts in proptest::collection::vec(
+                "[a-z]{1,8}|[ .,:]|%2[0-9A-F]|%4[1-9]|\\\\u00e9|\\\\u0041|\u{200b}|\u{ad}|\u{feff}|\\n",
+                0..40,
+            ),
+        ) {
+            let s: String = parts.concat();
+            let r = Redactor::builtin();
+            prop_assert_eq!(r.redact(&s), s);
         }
 
         #[test]

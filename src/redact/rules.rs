@@ -40,6 +40,10 @@ pub enum Check {
     PemBase64,
     /// Base64 that decodes to a JSON Web Token (header and payload).
     JwtBase64,
+    /// A bare token known by its shape alone: both cases and digits, random enough.
+    MixedToken,
+    /// Base64 that decodes to text in which a built-in rule finds a secret.
+    Base64Secret,
 }
 
 /// A keyword of a rule; `prefix` is its first three bytes as a big-endian number.

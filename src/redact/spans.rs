@@ -8,6 +8,7 @@
 use super::Redactor;
 use super::checks::{self, Matched};
 use super::keywords;
+use super::normalise;
 use super::rules::{Check, RULES, Rule};
 use regex_automata::meta::Regex;
 use regex_automata::{Input, PatternID};
@@ -36,6 +37,53 @@ pub struct Finding {
     /// The rules that matched it, the one whose marker replaces it first.
     pub rules: Vec<String>,
     pub marker: String,
+}
+
+/// Every rule's spans in `text`, in its normalised view (invisible characters removed, escapes
+/// decoded) mapped back to the bytes that produced them, and across line breaks that may have
+/// wrapped a token: what the first pass replaces.
+pub(super) fn find_all(r: &Redactor, text: &str) -> Vec<Span> {
+    let mut out = find(r, text, &[(0, text.len())]);
+    if let Some(v) = normalise::view(text) {
+        for s in find(r, &v.text, &v.lines) {
+            let (start, end) = v.original(s.start, s.end);
+            out.push(Span { start, end, ..s });
+        }
+    }
+    for (start, end) in normalise::wraps(text) {
+        wrapped(r, text, start, end, &mut out);
+    }
+    out
+}
+
+/// The spans of provider shapes that cross the line break at `start..end` once it is removed.
+/// Only shapes count: a name's value joined to the next line's first word would take that
+/// word for part of it.
+fn wrapped(r: &Redactor, text: &str, start: usize, end: usize, out: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let from = b[..start]
+        .iter()
+        .rposition(|c| c.is_ascii_whitespace())
+        .map_or(0, |p| p + 1);
+    let from = boundary(text, from.max(start.saturating_sub(300)));
+    let to = b[end..]
+        .iter()
+        .position(|c| c.is_ascii_whitespace())
+        .map_or(b.len(), |p| end + p);
+    let to = widen(text, end, to.min(end + 300)).1;
+    let joined = format!("{}{}", &text[from..start], &text[end..to]);
+    let cut = start - from;
+    for s in find(r, &joined, &[(0, joined.len())]) {
+        let shape = matches!(s.rule, RuleRef::Builtin(i)
+            if RULES[i].check == Check::None && RULES[i].marker.starts_with("[redacted:"));
+        if shape && s.start < cut && s.end > cut {
+            out.push(Span {
+                start: from + s.start,
+                end: end + (s.end - cut),
+                rule: s.rule,
+            });
+        }
+    }
 }
 
 /// Every rule's spans in `text`, looking only inside `ranges`.
@@ -182,10 +230,42 @@ impl Found {
 /// passes the rule's checks.
 fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &mut Vec<Span>) {
     let secret = found.secret.clone().unwrap_or(found.whole.clone());
-    let (start, end) = trim_escapes(hay, widen(hay, secret.start, secret.end));
+    let (start, mut end) = trim_escapes(hay, widen(hay, secret.start, secret.end));
+    // A named value that no quote encloses runs to the next space; the syntax around it may
+    // end it sooner.
+    if let RuleRef::Builtin(_) = rule
+        && found.secret.is_some()
+        && matches!(how.check, Check::Password | Check::Credential)
+        && !hay[..start].ends_with(['"', '\'', '`'])
+    {
+        end = start + unquoted_value_len(&hay[start..end]);
+    }
+    // A YAML plain scalar runs to the end of its line (`password: correct horse battery`); when
+    // the whole line does not pass as a value, its first word still may.
+    let scalar = yaml_scalar_end(hay, found, how, start, end);
+    for end in scalar.into_iter().chain([end]) {
+        if accepts(hay, found, how, rule, (start, end)) {
+            out.push(Span {
+                start: from + start,
+                end: from + end,
+                rule,
+            });
+            return;
+        }
+    }
+}
+
+/// Whether the value `start..end` of `found` passes its rule's judgement.
+fn accepts(
+    hay: &str,
+    found: &Found,
+    how: &How,
+    rule: RuleRef,
+    (start, end): (usize, usize),
+) -> bool {
     let value = &hay[start..end];
     if value.is_empty() {
-        return;
+        return false;
     }
     let rest = &hay[end..];
     if let RuleRef::Builtin(_) = rule {
@@ -194,17 +274,17 @@ fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &
         // rules and mean what they say.
         let named_value = found.secret.is_some();
         if named_value && (checks::is_placeholder(value) || rest.starts_with('(')) {
-            return;
+            return false;
         }
         if !named_value && checks::is_template(value) {
-            return;
+            return false;
         }
     }
     if how
         .entropy
         .is_some_and(|min| super::shannon_entropy(value) < min)
     {
-        return;
+        return false;
     }
     let match_start = widen(hay, found.whole.start, start).0;
     let matched = Matched {
@@ -213,13 +293,74 @@ fn judge(hay: &str, found: &Found, how: &How, rule: RuleRef, from: usize, out: &
         value,
         after: line_head(&rest[..boundary(rest, rest.len().min(16))]),
     };
-    if checks::passes(how.check, &matched) {
-        out.push(Span {
-            start: from + start,
-            end: from + end,
-            rule,
-        });
+    checks::passes(how.check, &matched)
+}
+
+/// Where a YAML plain scalar that starts at `start` ends, when the match is a line's
+/// `name: value` and the rest of the line reads as more words of it: letters, digits, spaces and
+/// the symbols of passwords, no brackets or quotes (code's `token: Option<Box<dyn Fn()>>`), up
+/// to a ` #` comment.
+fn yaml_scalar_end(hay: &str, found: &Found, how: &How, start: usize, end: usize) -> Option<usize> {
+    let line_start = hay[..found.whole.start].rfind('\n').map_or(0, |p| p + 1);
+    let indent = hay[line_start..found.whole.start].trim_start_matches([' ', '\t']);
+    if how.check != Check::Password
+        || found.secret.is_none()
+        || !(indent.is_empty() || indent == "- ")
+        || !hay[..start].ends_with(": ")
+    {
+        return None;
     }
+    let line_end = hay[end..].find(['\n', '\r']).map_or(hay.len(), |p| end + p);
+    let line = &hay[end..line_end];
+    let line = line.find(" #").map_or(line, |p| &line[..p]).trim_end();
+    let word = |c: char| c.is_ascii_alphanumeric() || " !@#$%^&*_+=.-?~/".contains(c);
+    (line.starts_with(' ') && line.chars().all(word) && hay[start..end].chars().all(word))
+        .then_some(end + line.len())
+}
+
+/// How much of an unquoted value is the value: less a statement's `;`, a list's `,` or a
+/// signature's `:` at its end, closing brackets that open nowhere in it (`f(password=x)`,
+/// `{token: x}`), and a next parameter (`pass=x&user=y`, `password=x,ssl=True`). Brackets, `&`
+/// and `;` inside it are the secret's own (`Summer(2024)Prod`, `Tr0ub4dor&3x`).
+fn unquoted_value_len(v: &str) -> usize {
+    let b = v.as_bytes();
+    let mut len = (1..b.len())
+        .find(|&i| b"&,;".contains(&b[i]) && next_parameter(&b[i + 1..]))
+        .unwrap_or(b.len());
+    while len > 0 {
+        let last = b[len - 1];
+        let open = match last {
+            b';' | b',' => {
+                len -= 1;
+                continue;
+            }
+            // `pwd=None):` ends a signature; `module::` is a path.
+            b':' if len < 2 || b[len - 2] != b':' => {
+                len -= 1;
+                continue;
+            }
+            b')' => b'(',
+            b']' => b'[',
+            b'}' => b'{',
+            b'>' => b'<',
+            _ => break,
+        };
+        let count = |c: u8| b[..len].iter().filter(|&&x| x == c).count();
+        if count(open) >= count(last) {
+            break;
+        }
+        len -= 1;
+    }
+    len
+}
+
+/// Whether `b` starts with a query parameter's name and `=`.
+fn next_parameter(b: &[u8]) -> bool {
+    let name = b
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || b"_.-".contains(c))
+        .count();
+    name > 0 && b[0].is_ascii_alphabetic() && b.get(name) == Some(&b'=')
 }
 
 /// The part of `s` before its first newline: what follows a match on its own line.
@@ -233,14 +374,19 @@ fn line_tail(s: &str) -> &str {
 }
 
 /// A match less the `\n`, `\r` or `\t` escape that stood for its word boundary (see
-/// `after_escapes` in `build/redaction_rules.rs`).
-fn trim_escapes(s: &str, (mut start, end): (usize, usize)) -> (usize, usize) {
-    while end - start > 2
-        && ["\\n", "\\r", "\\t"]
-            .iter()
-            .any(|e| s[start..end].starts_with(e))
-    {
+/// `after_escapes` in `build/redaction_rules.rs`), and less those that end it.
+fn trim_escapes(s: &str, (mut start, mut end): (usize, usize)) -> (usize, usize) {
+    let escapes = ["\\n", "\\r", "\\t"];
+    while end - start > 2 && escapes.iter().any(|e| s[start..end].starts_with(e)) {
         start += 2;
+    }
+    // A quoted value runs to its closing quote, escapes and all; a line end it closes with is
+    // layout (`"-----END PRIVATE KEY-----\n"`).
+    while end - start > 2
+        && escapes.iter().any(|e| s[start..end].ends_with(e))
+        && !s[..end - 2].ends_with('\\')
+    {
+        end -= 2;
     }
     (start, end)
 }
