@@ -17,7 +17,7 @@ fn main() {
     link_without_pie();
     commit();
     redaction_rules::generate();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters");
+    let dir = manifest_dir().join("adapters");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("adapters/ exists")
@@ -42,11 +42,19 @@ fn main() {
     std::fs::write(dest, out).unwrap();
 }
 
+/// The checkout being built, read when the script runs: `env!` would fix the folder the script
+/// was compiled in, and a target folder copied to another checkout would go on reading that one.
+fn manifest_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .expect("cargo sets CARGO_MANIFEST_DIR")
+        .into()
+}
+
 /// `ALETHEIA_COMMIT`: the commit the binary is built from, for `aletheia --version` and bug
 /// reports: from git in a checkout of this repository, from `.cargo_vcs_info.json` in the
 /// published crate, else `unknown`.
 fn commit() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &manifest_dir();
     let git = |args: &[&str]| {
         std::process::Command::new("git")
             .args(args)
