@@ -586,6 +586,11 @@ mod tests {
             r.redact(r#"{"out":"ghp_1234567890abcdefghij\nklmnopqrstuvwxyzAB ok"}"#),
             r#"{"out":"[redacted:github-token] ok"}"#
         );
+        // A whole token that ends its line keeps the next line's first word and the break.
+        assert_eq!(
+            r.redact("token ghp_1234567890abcdefghijklmnopqrstuvwxyz\nexport FOO=bar"),
+            "token [redacted:github-token]\nexport FOO=bar"
+        );
         // A value joined to the next line is not read as one: only shapes cross a break.
         let env = "DB_PASSWORD=abc123def456\nAPI_URL=https://api.example.com";
         assert_eq!(

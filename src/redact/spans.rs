@@ -58,7 +58,9 @@ pub(super) fn find_all(r: &Redactor, text: &str) -> Vec<Span> {
 
 /// The spans of provider shapes that cross the line break at `start..end` once it is removed.
 /// Only shapes count: a name's value joined to the next line's first word would take that
-/// word for part of it.
+/// word for part of it. And when a whole token already ends the line, only if the next line
+/// starts with what reads as the rest of one (a run of 12 or more token characters with letters
+/// and digits): otherwise joining would take the next line's first word, and the break, with it.
 fn wrapped(r: &Redactor, text: &str, start: usize, end: usize, out: &mut Vec<Span>) {
     let b = text.as_bytes();
     let from = b[..start]
@@ -73,10 +75,22 @@ fn wrapped(r: &Redactor, text: &str, start: usize, end: usize, out: &mut Vec<Spa
     let to = widen(text, end, to.min(end + 300)).1;
     let joined = format!("{}{}", &text[from..start], &text[end..to]);
     let cut = start - from;
+    let whole_before = find(r, &joined[..cut], &[(0, cut)]);
+    let next = &joined[cut..];
+    let run = next
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')
+        .count();
+    let rest_of_a_token = run >= 12
+        && next[..run].bytes().any(|c| c.is_ascii_digit())
+        && next[..run].bytes().any(|c| c.is_ascii_alphabetic());
     for s in find(r, &joined, &[(0, joined.len())]) {
         let shape = matches!(s.rule, RuleRef::Builtin(i)
             if RULES[i].check == Check::None && RULES[i].marker.starts_with("[redacted:"));
-        if shape && s.start < cut && s.end > cut {
+        let cut_short = !whole_before
+            .iter()
+            .any(|w| w.rule == s.rule && w.start == s.start && w.end == cut);
+        if shape && (cut_short || rest_of_a_token) && s.start < cut && s.end > cut {
             out.push(Span {
                 start: from + s.start,
                 end: end + (s.end - cut),
