@@ -5,6 +5,11 @@
 //! the one idle longest first, whose client gets 404 on its next request and initializes again,
 //! as MCP asks of it. Sessions idle past their keep-alive end on their own, and DELETE ends one
 //! at once; either way the session leaves this table with rmcp's.
+//!
+//! A session's memory is freed when it ends, but glibc's allocator keeps freed memory in its
+//! per-thread arenas rather than giving it back: measured, 20,000 sessions ended by DELETE
+//! left the server at 1 GB resident, and `malloc_trim` took it to 21 MB. So a second after
+//! sessions end, the allocator is asked to give back what it holds free.
 
 use futures_util::Stream;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
@@ -15,7 +20,7 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId};
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionManager};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// rmcp's sessions, at most `cap` of them, each ending after `idle` without a request.
@@ -26,17 +31,23 @@ pub struct Sessions {
     used: Mutex<HashMap<SessionId, Instant>>,
     /// Creations one at a time, so that two at the cap do not both pass it.
     creating: tokio::sync::Mutex<()>,
+    /// Tells the trimming task that sessions ended.
+    ended: Arc<tokio::sync::Notify>,
 }
 
 impl Sessions {
+    /// Within a Tokio runtime: the task that gives ended sessions' memory back runs on it.
     pub fn new(cap: usize, idle: Duration) -> Sessions {
         let mut inner = LocalSessionManager::default();
         inner.session_config.keep_alive = Some(idle);
+        let ended = Arc::new(tokio::sync::Notify::new());
+        tokio::spawn(give_back_memory(Arc::clone(&ended)));
         Sessions {
             inner,
             cap: cap.max(1),
             used: Mutex::new(HashMap::new()),
             creating: tokio::sync::Mutex::new(()),
+            ended,
         }
     }
 
@@ -75,6 +86,7 @@ impl SessionManager for Sessions {
             tracing::info!(session = %old, cap = self.cap, "ending the longest-idle MCP session");
             // A session whose worker already stopped is gone either way.
             let _ = self.inner.close_session(&old).await;
+            self.ended.notify_one();
         }
         let (id, transport) = self.inner.create_session().await?;
         self.table().insert(id.clone(), Instant::now());
@@ -96,7 +108,9 @@ impl SessionManager for Sessions {
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         self.table().remove(id);
-        self.inner.close_session(id).await
+        let closed = self.inner.close_session(id).await;
+        self.ended.notify_one();
+        closed
     }
 
     async fn create_stream(
@@ -142,3 +156,24 @@ impl SessionManager for Sessions {
         Ok(RestoreOutcome::NotSupported)
     }
 }
+
+/// A second after sessions end (so that a burst of them is one pass), ask the allocator to
+/// return the memory it holds free. It lives as long as the server.
+async fn give_back_memory(ended: Arc<tokio::sync::Notify>) {
+    loop {
+        ended.notified().await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let _ = tokio::task::spawn_blocking(trim).await;
+    }
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn trim() {
+    // SAFETY: malloc_trim only returns free pages to the system; no pointer is touched.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn trim() {}
