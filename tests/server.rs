@@ -407,3 +407,241 @@ fn the_worker_inside_the_server_compresses_a_finished_session() {
         "{facts}"
     );
 }
+
+/// Bytes sent as they are (write errors ignored: a refused request may be closed early), then
+/// everything the server answers until it closes; `None` when it neither answers nor closes
+/// within `patience`.
+fn exchange(port: u16, bytes: &[u8], patience: std::time::Duration) -> Option<String> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(patience)).unwrap();
+    let _ = s.write_all(bytes);
+    let mut out = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return Some(String::from_utf8_lossy(&out).into_owned()),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+                return Some(String::from_utf8_lossy(&out).into_owned());
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+/// The status and JSON body of a whole answer read by [`exchange`].
+fn answer(text: &str) -> (u16, Value) {
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+const MCP_ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
+
+fn initialize(s: &Server) -> String {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        s.port,
+        body.to_string().len()
+    );
+    let text = exchange(s.port, head.as_bytes(), std::time::Duration::from_secs(60)).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .unwrap_or_else(|| panic!("no session in {text}"))
+        .trim()
+        .to_owned()
+}
+
+fn list_tools(s: &Server, session: &str) -> (u16, Value) {
+    s.raw(
+        "POST",
+        "/mcp",
+        &[MCP_ACCEPT, ("Mcp-Session-Id", session)],
+        br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    )
+}
+
+/// Regression: every `initialize` kept a session for an hour, so a client initializing in a
+/// loop took the server to a gigabyte. Past the cap the session idle longest ends; DELETE
+/// ends one at once.
+#[test]
+fn mcp_sessions_past_the_cap_end_the_longest_idle_and_delete_ends_one() {
+    let s = Server::start(&[("ALETHEIA_MCP_SESSIONS", "3")]);
+    let sessions: Vec<String> = (0..5).map(|_| initialize(&s)).collect();
+    for gone in &sessions[..2] {
+        let (status, v) = list_tools(&s, gone);
+        assert_eq!((status, error_code(&v)), (404, "session_not_found"), "{v}");
+    }
+    for live in &sessions[2..] {
+        let (status, v) = list_tools(&s, live);
+        assert_eq!(status, 200, "{v}");
+        assert!(v["result"]["tools"].is_array(), "{v}");
+    }
+    let (status, _) = s.raw("DELETE", "/mcp", &[("Mcp-Session-Id", &sessions[2])], b"");
+    assert_eq!(status, 204);
+    assert_eq!(list_tools(&s, &sessions[2]).0, 404);
+    // A place was freed: a new session ends none of the two left.
+    let fresh = initialize(&s);
+    for live in [&sessions[3], &sessions[4], &fresh] {
+        assert_eq!(list_tools(&s, live).0, 200);
+    }
+}
+
+#[test]
+fn an_idle_mcp_session_ends_after_its_idle_time() {
+    let s = Server::start(&[("ALETHEIA_MCP_SESSION_IDLE_SECS", "1")]);
+    let session = initialize(&s);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        // Asking keeps a session alive, so ask no more often than its idle time.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let (status, v) = list_tools(&s, &session);
+        if status == 404 {
+            assert_eq!(error_code(&v), "session_not_found");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "still alive: {v}");
+    }
+}
+
+/// Regression: a connection that sent nothing, half a header or half a body stayed open for
+/// minutes, and some 20,000 of them used up the server's open files.
+#[test]
+fn connections_that_send_nothing_half_a_header_or_half_a_body_are_closed() {
+    let s = Server::start(&[
+        ("ALETHEIA_HEADER_TIMEOUT_MS", "300"),
+        ("ALETHEIA_BODY_TIMEOUT_MS", "300"),
+    ]);
+    let patience = std::time::Duration::from_secs(30);
+    assert_eq!(
+        exchange(s.port, b"", patience).as_deref(),
+        Some(""),
+        "nothing"
+    );
+    let half = format!("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n", s.port);
+    assert_eq!(
+        exchange(s.port, half.as_bytes(), patience).as_deref(),
+        Some("")
+    );
+    let half_body = format!(
+        "POST /v1/memories HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"text\":",
+        s.port
+    );
+    let text = exchange(s.port, half_body.as_bytes(), patience).expect("answered and closed");
+    let (status, v) = answer(&text);
+    assert_eq!((status, error_code(&v)), (408, "request_timeout"), "{text}");
+    // A kept-alive connection that asks nothing more is closed too.
+    let one = format!(
+        "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+        s.port
+    );
+    let text = exchange(s.port, one.as_bytes(), patience).expect("closed after its answer");
+    assert_eq!(answer(&text).0, 200, "{text}");
+    assert_eq!(s.env.count(), 0);
+}
+
+/// Regression: idle connections held every place, so health checks timed out. At the cap a
+/// new connection closes the one that has waited longest, and the server's files stay bounded.
+#[test]
+fn health_answers_while_idle_connections_exceed_the_cap() {
+    let s = Server::start(&[
+        ("ALETHEIA_MAX_CONNECTIONS", "16"),
+        ("ALETHEIA_HEADER_TIMEOUT_MS", "600000"),
+    ]);
+    let idle: Vec<TcpStream> = (0..200)
+        .map(|_| TcpStream::connect(("127.0.0.1", s.port)).unwrap())
+        .collect();
+    let (status, v) = s.raw("GET", "/v1/health", &[], b"");
+    assert_eq!((status, v["status"].as_str()), (200, Some("ok")), "{v}");
+    let files = || {
+        std::fs::read_dir(format!("/proc/{}/fd", s.child.id()))
+            .unwrap()
+            .count()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    // The cap, plus the store, the logs and the runtime's own.
+    while files() > 16 + 40 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} files open with 200 idle connections",
+            files()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    drop(idle);
+}
+
+/// Regression: malformed JSON to /mcp answered 415, a too-long URL an empty body, and rmcp's
+/// refusals plain text. Every error is JSON with its status: JSON-RPC errors for a message
+/// that is not one, the server's shape for the rest.
+#[test]
+fn every_error_is_json_with_its_status() {
+    let s = Server::start(&[]);
+    let (status, v) = s.raw("POST", "/mcp", &[MCP_ACCEPT], b"{not json");
+    assert_eq!(
+        (status, v["error"]["code"].as_i64()),
+        (400, Some(-32700)),
+        "{v}"
+    );
+    assert_eq!(v["jsonrpc"], "2.0");
+    let (status, v) = s.raw("POST", "/mcp", &[MCP_ACCEPT], br#"[{"id":1}]"#);
+    assert_eq!(
+        (status, v["error"]["code"].as_i64()),
+        (400, Some(-32600)),
+        "{v}"
+    );
+    let (status, v) = s.raw(
+        "POST",
+        "/mcp",
+        &[MCP_ACCEPT, ("Mcp-Session-Id", "no-such-session")],
+        br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
+    assert_eq!((status, error_code(&v)), (404, "session_not_found"), "{v}");
+    let (status, v) = s.raw(
+        "POST",
+        "/mcp",
+        &[MCP_ACCEPT],
+        br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
+    assert_eq!((status, error_code(&v)), (400, "session_required"), "{v}");
+    let (status, v) = s.raw("POST", "/mcp", &[], b"{}");
+    assert_eq!((status, error_code(&v)), (406, "not_acceptable"), "{v}");
+    let (status, v) = s.raw(
+        "POST",
+        "/mcp",
+        &[MCP_ACCEPT, ("Content-Type", "text/plain")],
+        b"",
+    );
+    assert_eq!(
+        (status, error_code(&v)),
+        (415, "unsupported_media_type"),
+        "{v}"
+    );
+    let (status, v) = s.raw("GET", "/mcp", &[MCP_ACCEPT], b"");
+    assert_eq!((status, error_code(&v)), (405, "method_not_allowed"), "{v}");
+    let (status, v) = s.raw("GET", "/no/such/page", &[], b"");
+    assert_eq!((status, error_code(&v)), (404, "not_found"), "{v}");
+    let patience = std::time::Duration::from_secs(30);
+    for (len, status, code) in [
+        (70_000, 414, "uri_too_long"),
+        (200_000, 431, "headers_too_large"),
+    ] {
+        let req = format!(
+            "GET /v1/memories?query={} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+            "a".repeat(len),
+            s.port
+        );
+        let text = exchange(s.port, req.as_bytes(), patience).unwrap();
+        let (got, v) = answer(&text);
+        assert_eq!((got, error_code(&v)), (status, code), "{text}");
+    }
+    let text = exchange(s.port, b"NOT HTTP AT ALL\r\n\r\n", patience).unwrap();
+    let (got, v) = answer(&text);
+    assert_eq!((got, error_code(&v)), (400, "bad_request"), "{text}");
+}

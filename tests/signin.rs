@@ -188,25 +188,6 @@ impl Drop for Server {
     }
 }
 
-trait StdCmd {
-    fn std_cmd(&self) -> std::process::Command;
-}
-
-impl StdCmd for Env {
-    /// The binary with this environment and nothing inherited, as a std command (a server
-    /// runs beside the test rather than to its end).
-    fn std_cmd(&self) -> std::process::Command {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("aletheia"));
-        cmd.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.dir.path())
-            .env("TMPDIR", self.tmp())
-            .env("ALETHEIA_DATA_DIR", self.data())
-            .env("ALETHEIA_CWD", "/home/dev/shop");
-        cmd
-    }
-}
-
 fn basic(user: &str, password: &str) -> String {
     let pair = format!("{user}:{password}");
     format!(

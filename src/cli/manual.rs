@@ -108,6 +108,26 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     ("ALETHEIA_LOG", "The server's log filter (default info)."),
     (
+        "ALETHEIA_MAX_CONNECTIONS",
+        "The server's cap on open connections (default 512); at the cap a new one closes the connection that has waited longest for an answer.",
+    ),
+    (
+        "ALETHEIA_HEADER_TIMEOUT_MS",
+        "How long a connection to the server may take to send a request's header, from its opening or its previous answer (default 5000).",
+    ),
+    (
+        "ALETHEIA_BODY_TIMEOUT_MS",
+        "How long a request's body may take to arrive once its header has (default 30000); then 408.",
+    ),
+    (
+        "ALETHEIA_MCP_SESSIONS",
+        "The server's cap on live MCP sessions at /mcp (default 256); a new one past it ends the session idle longest.",
+    ),
+    (
+        "ALETHEIA_MCP_SESSION_IDLE_SECS",
+        "How long an MCP session at /mcp lives without a request (default 1800).",
+    ),
+    (
         "TZ",
         "The time zone times are shown and read in (default: the system's).",
     ),

@@ -45,23 +45,42 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Errors the router, the body cap and the MCP transport answer themselves (413, 405, 406,
-/// 415) come as plain text; give them the same JSON shape as every other error, keeping the
-/// status and headers such as `Allow`.
+/// The code of an error answered without one of ours, by its status.
+fn code_for(status: u16) -> &'static str {
+    match status {
+        400 => "bad_request",
+        401 => "unauthorized",
+        403 => "forbidden",
+        404 => "not_found",
+        405 => "method_not_allowed",
+        406 => "not_acceptable",
+        408 => "request_timeout",
+        409 => "conflict",
+        413 => "payload_too_large",
+        414 => "uri_too_long",
+        415 => "unsupported_media_type",
+        422 => "invalid_argument",
+        431 => "headers_too_large",
+        503 => "unavailable",
+        500..=599 => "internal",
+        _ => "refused",
+    }
+}
+
+/// Errors the router, the body cap and the MCP transport answer themselves (404, 405, 406,
+/// 413, 415, rmcp's 400s and 500s) come as plain text or empty; give every error status the
+/// same JSON shape as every other error, keeping the status and headers such as `Allow`. A
+/// JSON answer (ours, or a JSON-RPC error on `/mcp`) passes untouched.
 pub async fn json_errors(resp: Response) -> Response {
     let status = resp.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return resp;
+    }
     let is_json = resp
         .headers()
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
-    let code = match status.as_u16() {
-        413 => "payload_too_large",
-        405 => "method_not_allowed",
-        406 => "not_acceptable",
-        415 => "unsupported_media_type",
-        _ => return resp,
-    };
     if is_json {
         return resp;
     }
@@ -71,13 +90,14 @@ pub async fn json_errors(resp: Response) -> Response {
         .unwrap_or_default();
     let message = match String::from_utf8_lossy(&text).trim() {
         "" if status.as_u16() == 405 => "this route does not take that method".to_owned(),
+        "" if status.as_u16() == 404 => "no such route: /v1/openapi.json lists them".to_owned(),
         "" => status.canonical_reason().unwrap_or("refused").to_owned(),
         t if status.as_u16() == 413 => format!("{t} (the body limit is 4 MB)"),
         t => t.to_owned(),
     };
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
     parts.headers.remove(axum::http::header::CONTENT_TYPE);
-    let fresh = ApiError::new(status.as_u16(), code, message).into_response();
+    let fresh = ApiError::new(status.as_u16(), code_for(status.as_u16()), message).into_response();
     let (fresh_parts, body) = fresh.into_parts();
     parts.headers.extend(fresh_parts.headers);
     Response::from_parts(parts, body)

@@ -11,38 +11,41 @@
 //! not a JSON object does not parse as one, so it gets a JSON-RPC error (-32601) instead of
 //! stdio's `isError` result.
 
+use super::error::ApiError;
+use super::sessions::Sessions;
 use super::state::State;
 use crate::mcp::{protocol, tools};
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// The newest version with an `initialize` handshake. 2026-07-28 (no handshake, no sessions)
 /// is left out: the stdio server does not speak it either, and its clients fall back to
 /// `initialize` when `server/discover` does not offer it.
 const NEWEST: ProtocolVersion = ProtocolVersion::V_2025_11_25;
 
-/// How long an idle session lives. rmcp's default (5 minutes) would drop an agent's session
-/// whenever its user steps away, and clients then have to notice the 404 and initialize again.
-const SESSION_IDLE: Duration = Duration::from_secs(60 * 60);
-
 /// `/mcp`: POST carries JSON-RPC, DELETE ends a session, GET answers 405 (no stream of
 /// server-initiated messages: this server never sends any). Host must be one of
 /// `allowed_hosts` (rmcp lets any Host through when the list is empty) and a request that
 /// carries an Origin must come from one of `allowed_origins` (an empty list refuses them all).
+/// `sessions` holds the live sessions (capped, each ending when idle).
 pub fn router(
     state: Arc<State>,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
+    sessions: Arc<Sessions>,
 ) -> axum::Router {
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(true)
@@ -51,8 +54,6 @@ pub fn router(
         .with_allowed_hosts(allowed_hosts)
         .with_allowed_origins(allowed_origins)
         .enforce_origin_validation();
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(SESSION_IDLE);
     // One handler per session, so each remembers its own client's initialize.
     let service = StreamableHttpService::new(
         move || {
@@ -60,17 +61,55 @@ pub fn router(
                 state: Arc::clone(&state),
             })
         },
-        Arc::new(sessions),
+        sessions,
         config,
     );
     // rmcp serves GET as a standalone SSE stream whenever sessions are on; routing only POST and
     // DELETE to it makes axum answer GET with 405 (and `Allow: POST,DELETE`), as the spec allows.
     let delete = axum::routing::delete_service(service.clone())
         .layer(axum::middleware::map_response(session_ended));
-    let post = axum::routing::post_service(service).layer(axum::middleware::map_response(
-        super::json_answer::json_answer,
-    ));
-    axum::Router::new().route("/mcp", post.merge(delete))
+    let post = axum::routing::post_service(service)
+        .layer(axum::middleware::map_response(
+            super::json_answer::json_answer,
+        ))
+        .layer(axum::middleware::from_fn(json_rpc_parse_errors));
+    axum::Router::new()
+        .route("/mcp", post.merge(delete))
+        .layer(axum::middleware::map_response(session_errors))
+}
+
+/// rmcp's plain-text answers about sessions, as errors that say what to do; its other plain
+/// answers get the JSON shape from [`super::error::json_errors`].
+async fn session_errors(response: Response) -> Response {
+    let status = response.status();
+    if status != StatusCode::NOT_FOUND && status != StatusCode::BAD_REQUEST {
+        return response;
+    }
+    let plain = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_none_or(|v| v.as_bytes().starts_with(b"text/plain"));
+    if !plain {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let error = match String::from_utf8_lossy(&text).trim() {
+        "Not Found: Session not found" => ApiError::new(
+            404,
+            "session_not_found",
+            "this MCP session has ended (idle too long, replaced at the session cap, or deleted) or never was: initialize again without Mcp-Session-Id",
+        ),
+        "Bad Request: Session ID is required" => ApiError::new(
+            400,
+            "session_required",
+            "send initialize first, then the Mcp-Session-Id header it answered with on every request",
+        ),
+        _ => return Response::from_parts(parts, Body::from(text)),
+    };
+    error.into_response()
 }
 
 /// rmcp answers a DELETE that ends a session with 202; the Python SDK takes only 200 or 204 as
@@ -81,6 +120,54 @@ async fn session_ended(mut response: axum::response::Response) -> axum::response
         *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
     }
     response
+}
+
+/// rmcp answers a body that does not deserialize as a JSON-RPC message with 415 and a line of
+/// text; JSON-RPC says 400 with a parse error (-32700) when it is not JSON at all and an invalid
+/// request (-32600) when it is JSON of another shape. The body has been read whole already
+/// ([`super::body`]), so keeping a copy costs nothing.
+async fn json_rpc_parse_errors(req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    let json = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
+        });
+    let bytes = axum::body::to_bytes(body, super::BODY_LIMIT)
+        .await
+        .unwrap_or_default();
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes.clone())))
+        .await;
+    if !json || response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
+    }
+    parse_error(&bytes)
+}
+
+/// The JSON-RPC error for a body that is not one JSON-RPC message.
+fn parse_error(bytes: &Bytes) -> Response {
+    let (id, code, message) = match serde_json::from_slice::<serde_json::Value>(bytes) {
+        Err(e) => (
+            serde_json::Value::Null,
+            -32700,
+            format!("Parse error: the body is not JSON ({e})"),
+        ),
+        Ok(v) => (
+            v.get("id")
+                .filter(|id| id.is_number() || id.is_string())
+                .cloned()
+                .unwrap_or(serde_json::Value::Null),
+            -32600,
+            "Invalid Request: the body must be one JSON-RPC 2.0 message, an object with \"jsonrpc\": \"2.0\" and a method (batches are not taken)".to_owned(),
+        ),
+    };
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
 }
 
 struct Handler {

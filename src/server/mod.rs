@@ -4,17 +4,22 @@
 //!
 //! Every route calls the operations layer through [`state::State`]; nothing here decides what
 //! an operation does. This file wires the pieces together: the guard in front of every route,
-//! the body cap, structured logs, and a shutdown that finishes in-flight requests and releases
-//! the worker's job.
+//! the body cap, the connection and session limits ([`limits`]), structured logs, and a
+//! shutdown that finishes in-flight requests and releases the worker's job.
 
 mod attempts;
+mod body;
 pub mod dashboard;
 pub mod error;
 pub mod guard;
 mod json_answer;
+pub mod limits;
+mod listen;
 pub mod mcp_http;
 pub mod openapi;
+mod parse_errors;
 pub mod rest;
+pub mod sessions;
 pub mod state;
 pub mod worker;
 
@@ -56,8 +61,13 @@ impl Options {
     }
 }
 
-/// The whole application: every front end behind the guard and the body cap.
-pub fn app(state: Arc<state::State>, guard: guard::Guard) -> Router {
+/// The whole application: every front end behind the guard and the body cap, with `/mcp`'s
+/// sessions in `sessions`.
+pub fn app(
+    state: Arc<state::State>,
+    guard: guard::Guard,
+    sessions: Arc<sessions::Sessions>,
+) -> Router {
     let guard = Arc::new(guard);
     Router::new()
         .merge(rest::router(Arc::clone(&state)))
@@ -71,8 +81,10 @@ pub fn app(state: Arc<state::State>, guard: guard::Guard) -> Router {
                 guard.hosts.clone()
             },
             guard.origins.clone(),
+            sessions,
         ))
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(body::read_whole))
         .layer(axum::middleware::map_response(error::json_errors))
         .layer(axum::middleware::from_fn_with_state(guard, guard::layer))
 }
@@ -80,6 +92,7 @@ pub fn app(state: Arc<state::State>, guard: guard::Guard) -> Router {
 /// Run the server until SIGINT or SIGTERM.
 pub fn run(opts: Options, paths: Paths, default_project: String) -> anyhow::Result<()> {
     opts.check().map_err(anyhow::Error::msg)?;
+    let limits = limits::Limits::from_env().map_err(anyhow::Error::msg)?;
     let redactor = crate::redact::Redactor::global_checked();
     let extraction = if opts.worker {
         Some(crate::compress::Extraction::from_env(&paths).map_err(anyhow::Error::msg)?)
@@ -91,11 +104,19 @@ pub fn run(opts: Options, paths: Paths, default_project: String) -> anyhow::Resu
         .enable_all()
         .build()
         .context("starting the server's runtime")?;
-    runtime.block_on(serve(opts, paths, default_project, redactor, extraction))
+    runtime.block_on(serve(
+        opts,
+        limits,
+        paths,
+        default_project,
+        redactor,
+        extraction,
+    ))
 }
 
 async fn serve(
     opts: Options,
+    mut limits: limits::Limits,
     paths: Paths,
     default_project: String,
     redactor: Result<&'static crate::redact::Redactor, String>,
@@ -106,11 +127,7 @@ async fn serve(
         format!("cannot listen on {addr} (is another server on that port? choose one with --port)")
     })?;
     let bound = listener.local_addr()?;
-    // Replies are small and written at once: without TCP_NODELAY, Nagle's algorithm and the
-    // client's delayed ACK hold a reply's last segment back for about 40 ms.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
+    limits.max_connections = limits.max_connections.min(connections_the_files_allow());
     let worker_line = match &extraction {
         Some(ex) => format!("worker on ({})", ex.describe()),
         None => "worker off".to_owned(),
@@ -148,14 +165,18 @@ async fn serve(
         "aletheia server: http://{bound} · extraction: {worker_line} · {semantic_line} · store {}",
         paths.db.display()
     );
-    tracing::info!(%bound, worker = %worker_line, "server started");
-    // The guard counts wrong keys per client address, which it reads from the connection.
-    let service =
-        app(Arc::clone(&state), guard).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, service)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .context("serving")?;
+    tracing::info!(%bound, worker = %worker_line, ?limits, "server started");
+    let sessions = Arc::new(sessions::Sessions::new(
+        limits.mcp_sessions,
+        limits.mcp_session_idle,
+    ));
+    listen::serve(
+        listener,
+        app(Arc::clone(&state), guard, sessions),
+        limits,
+        shutdown_signal(),
+    )
+    .await;
     // In-flight requests have finished; release the worker's job at its next window.
     if let Some(stop) = stop {
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -166,6 +187,35 @@ async fn serve(
     }
     eprintln!("aletheia server: stopped");
     Ok(())
+}
+
+/// How many connections the process's open-file limit leaves room for, after raising its soft
+/// limit to the hard one (as Go does at start): a connection is a file, and so are the store's
+/// connections, the logs and the model. Past the limit, accepting fails for everyone.
+fn connections_the_files_allow() -> usize {
+    // Files besides connections: the store's pool, the logs, the model, the worker.
+    const RESERVED: u64 = 128;
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write the one struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return usize::MAX;
+        }
+        if lim.rlim_cur < lim.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: lim.rlim_max,
+                rlim_max: lim.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                lim.rlim_cur = lim.rlim_max;
+            }
+        }
+    }
+    let allowed = lim.rlim_cur.saturating_sub(RESERVED).max(16);
+    usize::try_from(allowed).unwrap_or(usize::MAX)
 }
 
 async fn shutdown_signal() {

@@ -128,8 +128,12 @@ fn responses(ok: u16) -> Value {
         "401": error("The API key is missing or wrong."),
         "403": error("A refused Host, Origin or project."),
         "404": error("Nothing with that id, or no such route."),
+        "405": error("The route does not take that method; `Allow` names the ones it does."),
+        "408": error("The body did not arrive within the body timeout (ALETHEIA_BODY_TIMEOUT_MS)."),
         "413": error("The body is larger than 4 MB."),
-        "503": error("The store cannot be reached."),
+        "414": error("The URL is longer than 64 KB."),
+        "431": error("The request line and headers are larger than 128 KB."),
+        "503": error("The store cannot be reached, or every connection the server takes is answering."),
     })
 }
 

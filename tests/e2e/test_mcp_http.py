@@ -1,6 +1,7 @@
 """MCP over Streamable HTTP at /mcp of `aletheia server`: the official Python SDK lists the same 13
 tools as on stdio and calls them, and plain HTTP checks what the transport refuses (GET, a foreign
-Origin or Host, a request without its session)."""
+Origin or Host, a request without its session, a body that is not JSON-RPC) and that it says so
+in JSON."""
 import asyncio
 import json
 import os
@@ -161,10 +162,18 @@ def test_a_request_without_its_session_is_a_bad_request(server):
     assert status == 200 and headers.get("Mcp-Session-Id")
     status, _, body = post(server + "/mcp", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
                            {"MCP-Protocol-Version": "2025-11-25"})
-    assert status == 400, body
-    status, _, _ = post(server + "/mcp", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-                        {"MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": "no-such-session"})
-    assert status == 404
+    assert (status, json.loads(body)["error"]["code"]) == (400, "session_required"), body
+    status, _, body = post(server + "/mcp", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                           {"MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": "no-such-session"})
+    assert (status, json.loads(body)["error"]["code"]) == (404, "session_not_found"), body
+
+
+def test_a_body_that_is_not_json_rpc_is_a_json_rpc_error(server):
+    h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    for data, code in [(b"{not json", -32700), (b'{"hello": "world"}', -32600)]:
+        status, headers, body = send(urllib.request.Request(server + "/mcp", data=data, headers=h, method="POST"))
+        assert (status, headers.get("Content-Type")) == (400, "application/json"), body
+        assert json.loads(body)["error"]["code"] == code, body
 
 
 def test_delete_ends_the_session(server):
