@@ -73,7 +73,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
         }
         'aletheia;server' {
             [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'The port (ALETHEIA_PORT; default 7749; 0 picks a free one, printed at start)')
-            [CompletionResult]::new('--bind', '--bind', [CompletionResultType]::ParameterName, 'The address to listen on. Anything but loopback needs ALETHEIA_API_KEY')
+            [CompletionResult]::new('--bind', '--bind', [CompletionResultType]::ParameterName, 'The address to listen on. Anything but loopback needs ALETHEIA_API_KEY of 24+ characters')
             [CompletionResult]::new('--no-worker', '--no-worker', [CompletionResultType]::ParameterName, 'Do not run the compression worker')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')

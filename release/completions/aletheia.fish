@@ -63,7 +63,7 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand hook" -s h -l help -d 
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c aletheia -n "__fish_aletheia_using_subcommand server" -l port -d 'The port (ALETHEIA_PORT; default 7749; 0 picks a free one, printed at start)' -r
-complete -c aletheia -n "__fish_aletheia_using_subcommand server" -l bind -d 'The address to listen on. Anything but loopback needs ALETHEIA_API_KEY' -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand server" -l bind -d 'The address to listen on. Anything but loopback needs ALETHEIA_API_KEY of 24+ characters' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand server" -l no-worker -d 'Do not run the compression worker'
 complete -c aletheia -n "__fish_aletheia_using_subcommand server" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand server" -s h -l help -d 'Print help'
