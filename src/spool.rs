@@ -297,7 +297,11 @@ fn append_to(
         source,
     };
     if let Some(dir) = path.parent() {
-        create_private_dir(dir).map_err(err)?;
+        match path == paths.fallback_spool {
+            true => create_fallback_dir(dir),
+            false => create_private_dir(dir),
+        }
+        .map_err(err)?;
     }
     let mut f = 'open: loop {
         let f = OpenOptions::new()
@@ -400,8 +404,17 @@ fn write_alone(paths: &Paths, spool: &Path, buf: &[u8], cap: u64) -> Result<Path
         let _ = std::fs::remove_file(&part);
         return Err(err(e));
     }
+    // The new name must outlive a power cut as the event's bytes do; a folder that cannot be
+    // synced still holds the file, which is all a crash of this process needs.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
     Ok(done)
 }
+
+/// An event file whose writer died between its write and its rename is adopted once it is this
+/// old: no live writer takes so long, and a half-written last line is kept aside on drain.
+const STALE_PART: Duration = Duration::from_secs(60);
 
 /// A size in MB as a person writes it: `256 MB`, `0.002 MB`.
 pub fn megabytes(bytes: u64) -> String {
@@ -418,22 +431,54 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
         .create(dir)
 }
 
+/// Create the temporary spool's folder, refusing one that is not this user's alone.
+fn create_fallback_dir(dir: &Path) -> std::io::Result<()> {
+    create_private_dir(dir)?;
+    if is_private(dir) {
+        return Ok(());
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::PermissionDenied,
+        format!(
+            "{} is not a folder of this user's that only this user can open: remove it",
+            dir.display()
+        ),
+    ))
+}
+
+/// Whether `dir` is a real folder (not a link) owned by this user and closed to everyone else.
+/// The temporary spool's folder sits in a directory every user can write: one made by another
+/// user could feed this user's store lines of their choosing, or read what a drain sets aside.
+fn is_private(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    std::fs::symlink_metadata(dir)
+        .is_ok_and(|m| m.is_dir() && m.uid() == me && m.mode() & 0o077 == 0)
+}
+
 /// The spool files that exist and hold something, main first.
 pub fn pending_files(paths: &Paths) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = [&paths.spool, &paths.fallback_spool]
+    // The temporary spool only from a folder that is this user's alone (see `is_private`).
+    let spools: Vec<&PathBuf> = [&paths.spool, &paths.fallback_spool]
         .into_iter()
+        .filter(|p| *p != &paths.fallback_spool || p.parent().is_some_and(is_private))
+        .collect();
+    let mut out: Vec<PathBuf> = spools
+        .iter()
         .filter(|p| std::fs::metadata(p).map(|m| m.len() > 0).unwrap_or(false))
-        .cloned()
+        .map(|p| (*p).clone())
         .collect();
     // Files a drain took aside and did not finish (it was killed, or ran out of time), and
     // events that found the spool's lock busy.
-    for spool in [&paths.spool, &paths.fallback_spool] {
+    for spool in spools {
         if let Some(dir) = spool.parent()
             && let Ok(entries) = std::fs::read_dir(dir)
         {
             for e in entries.flatten() {
                 let name = e.file_name();
-                if is_closed_file(&name.to_string_lossy()) {
+                let name = name.to_string_lossy();
+                if is_closed_file(&name) && (!is_part(&name) || is_stale_part(&name, &e)) {
                     out.push(e.path());
                 }
             }
@@ -446,6 +491,21 @@ pub fn pending_files(paths: &Paths) -> Vec<PathBuf> {
 /// an event written in a file of its own.
 fn is_closed_file(name: &str) -> bool {
     (name.starts_with("draining-") || name.starts_with("event-")) && name.ends_with(".jsonl")
+        || name.starts_with(".event-") && name.ends_with(".jsonl.part")
+}
+
+/// Whether a closed file is an event file still under its hidden name.
+fn is_part(name: &str) -> bool {
+    name.starts_with(".event-")
+}
+
+/// Whether `e` is an event file left under its hidden name for longer than [`STALE_PART`].
+fn is_stale_part(name: &str, e: &std::fs::DirEntry) -> bool {
+    name.starts_with(".event-")
+        && name.ends_with(".jsonl.part")
+        && e.metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age >= STALE_PART))
 }
 
 /// Events waiting in the spool: how many, and since when.
@@ -541,7 +601,8 @@ pub fn drain(
 /// Lines stored per transaction while draining.
 const DRAIN_CHUNK: usize = 500;
 
-/// Like [`drain`], but stops between chunks once `budget` has passed (the hook has a deadline).
+/// Like [`drain`], but stops between chunks and between files once `budget` has passed (the hook
+/// has a deadline).
 /// A file that was not finished is left whole: the next drain stores its lines again and the
 /// store's dedupe skips those already in, so each drain gets further.
 pub fn drain_until(
@@ -551,12 +612,27 @@ pub fn drain_until(
     budget: Option<std::time::Instant>,
 ) -> Result<DrainReport, DrainError> {
     let mut report = DrainReport::default();
-    for path in pending_files(paths) {
-        if !drain_file(&path, store, redactor, budget, &mut report)? {
+    let mut unreadable = None;
+    for (i, path) in pending_files(paths).into_iter().enumerate() {
+        // Between files too: a loaded machine can leave hundreds of event files.
+        if i > 0 && budget.is_some_and(|b| Instant::now() >= b) {
             break;
         }
+        match drain_file(&path, store, redactor, budget, &mut report) {
+            Ok(true) => {}
+            Ok(false) => break,
+            // One file this drain cannot read or move (another user's, a folder by that name)
+            // must not hold back the rest; it is named once the others are in.
+            Err(DrainError::Spool(e)) => {
+                unreadable.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
     }
-    Ok(report)
+    match unreadable {
+        Some(e) => Err(e.into()),
+        None => Ok(report),
+    }
 }
 
 /// Drain one file; false when the budget ran out first.
@@ -596,10 +672,12 @@ fn drain_file(
         if !still_at(&f, path) {
             return Ok(true);
         }
+        // Unique even for two drains of one process in one millisecond (the server's worker
+        // and a drain request): a rename onto another drain's file would replace it.
         let aside = path.with_file_name(format!(
             "draining-{}-{}.jsonl",
             std::process::id(),
-            crate::time::now_ms()
+            uuid::Uuid::now_v7().simple()
         ));
         std::fs::rename(path, &aside).map_err(err)?;
         aside
@@ -881,6 +959,101 @@ mod tests {
         let e =
             count_refused_in(&record, 1, Instant::now() + Duration::from_millis(20)).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
+    }
+
+    /// A memory line for `title`, as the hook spools it.
+    fn line_of(title: &str) -> String {
+        format!(
+            r#"{{"kind":"memory","memory":{{"project":"shop","tool":"claude-code","kind":"prompt","type":"note","title":"{title}","narrative":"{title}"}},"at":1}}"#
+        ) + "\n"
+    }
+
+    fn stored_titles(store: &Store) -> Vec<String> {
+        let mut q = store
+            .conn()
+            .prepare("SELECT title FROM memories ORDER BY title")
+            .unwrap();
+        q.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn a_temporary_spool_folder_another_user_could_open_is_neither_read_nor_written() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::within(dir.path());
+        let shared = paths.fallback_spool.parent().unwrap();
+        std::fs::create_dir_all(shared).unwrap();
+        std::fs::set_permissions(shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+        std::fs::write(shared.join("event-planted.jsonl"), line_of("planted")).unwrap();
+        std::fs::write(&paths.fallback_spool, line_of("planted too")).unwrap();
+        assert_eq!(pending_files(&paths), Vec::<PathBuf>::new());
+        let e = append_to(
+            &paths,
+            &paths.fallback_spool,
+            b"{}\n",
+            Instant::now(),
+            1 << 20,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("remove it"), "{e}");
+        std::fs::set_permissions(shared, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(pending_files(&paths).len(), 2);
+    }
+
+    #[test]
+    fn a_drain_goes_past_a_file_it_cannot_read_and_then_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::within(dir.path());
+        let mut store = Store::open(&paths, crate::store::OpenOptions::HOOK).unwrap();
+        let spool_dir = paths.spool.parent().unwrap();
+        std::fs::create_dir_all(spool_dir.join("event-0-a-folder.jsonl")).unwrap();
+        std::fs::write(spool_dir.join("event-1.jsonl"), line_of("after the folder")).unwrap();
+        std::fs::write(&paths.spool, line_of("in the spool")).unwrap();
+        let e = drain(&paths, &mut store, Redactor::global()).unwrap_err();
+        assert!(e.to_string().contains("event-0-a-folder.jsonl"), "{e}");
+        assert_eq!(stored_titles(&store), ["after the folder", "in the spool"]);
+    }
+
+    #[test]
+    fn a_drain_out_of_time_stops_between_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::within(dir.path());
+        let mut store = Store::open(&paths, crate::store::OpenOptions::HOOK).unwrap();
+        let spool_dir = paths.spool.parent().unwrap();
+        std::fs::create_dir_all(spool_dir).unwrap();
+        for i in 0..3 {
+            std::fs::write(spool_dir.join(format!("event-{i}.jsonl")), line_of("one")).unwrap();
+        }
+        let spent = Instant::now();
+        drain_until(&paths, &mut store, Redactor::global(), Some(spent)).unwrap();
+        assert_eq!(pending_files(&paths).len(), 2, "one file, then the budget");
+    }
+
+    #[test]
+    fn an_event_file_left_under_its_hidden_name_is_brought_in_once_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::within(dir.path());
+        let spool_dir = paths.spool.parent().unwrap();
+        std::fs::create_dir_all(spool_dir).unwrap();
+        let fresh = spool_dir.join(".event-fresh.jsonl.part");
+        let stale = spool_dir.join(".event-stale.jsonl.part");
+        std::fs::write(&fresh, line_of("still being written")).unwrap();
+        std::fs::write(&stale, line_of("its writer died before the rename")).unwrap();
+        let old = std::time::SystemTime::now() - STALE_PART - Duration::from_secs(1);
+        File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert_eq!(pending_files(&paths), [stale]);
+        let mut store = Store::open(&paths, crate::store::OpenOptions::HOOK).unwrap();
+        drain(&paths, &mut store, Redactor::global()).unwrap();
+        assert_eq!(stored_titles(&store), ["its writer died before the rename"]);
+        assert!(fresh.exists());
     }
 
     #[test]

@@ -645,3 +645,19 @@ fn every_error_is_json_with_its_status() {
     let (got, v) = answer(&text);
     assert_eq!((got, error_code(&v)), (400, "bad_request"), "{text}");
 }
+
+/// Making every error JSON also turned the dashboard's error pages into JSON holding their HTML;
+/// a page for a person stays a page.
+#[test]
+fn a_dashboard_error_page_stays_a_page() {
+    let s = Server::start(&[]);
+    let req = format!(
+        "GET /memories/999999 HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+        s.port
+    );
+    let text = exchange(s.port, req.as_bytes(), std::time::Duration::from_secs(30)).unwrap();
+    let head = text.split("\r\n\r\n").next().unwrap().to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 404"), "{text}");
+    assert!(head.contains("content-type: text/html"), "{text}");
+    assert!(!text.contains(r#"{"error""#), "{text}");
+}

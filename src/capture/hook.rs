@@ -86,11 +86,21 @@ pub fn run(host: &str, event: &str) -> i32 {
     if capture.queue
         && let Some(session) = &capture.session_id
     {
+        // Redacted like the memory's line: a spool line holds nothing a store row would not.
+        let queued = Redacted::new(
+            crate::store::QueuedSession {
+                project: capture.project.clone(),
+                session_id: session.clone(),
+                host: adapter.host.clone(),
+            },
+            redactor,
+        );
+        let queued = queued.get();
         lines.push(SpoolLine::Queue {
             queue: SpoolQueue {
-                project: capture.project.clone(),
-                host: adapter.host.clone(),
-                session_id: session.clone(),
+                project: queued.project.clone(),
+                host: queued.host.clone(),
+                session_id: queued.session_id.clone(),
             },
             at: crate::time::now_ms(),
         });

@@ -106,10 +106,13 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "ALETHEIA_ALLOWED_ORIGINS",
         "Origins, comma separated, the server accepts requests from besides its own.",
     ),
-    ("ALETHEIA_LOG", "The server's log filter (default info)."),
+    (
+        "ALETHEIA_LOG",
+        "The server's log filter (default info); the MCP library stays at warn unless the filter names rmcp.",
+    ),
     (
         "ALETHEIA_MAX_CONNECTIONS",
-        "The server's cap on open connections (default 512); at the cap a new one closes the connection that has waited longest for an answer.",
+        "The server's cap on open connections (default 512); at the cap a new one closes the connection idle (or still sending its request) the longest; one being answered is never closed.",
     ),
     (
         "ALETHEIA_HEADER_TIMEOUT_MS",

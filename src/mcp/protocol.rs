@@ -292,6 +292,9 @@ pub const CLIENT_NAME_MAX: usize = 64;
 /// runs of whitespace become one space, so it cannot forge a log line), and at most
 /// [`CLIENT_NAME_MAX`] characters; `None` when nothing is left.
 pub fn client_name(raw: &str) -> Option<String> {
+    // A name is a few words: the rest of a megabyte-long one is never read, let alone redacted
+    // (a secret cut at the edge is still redacted as far as its shape goes, and then cut again).
+    let raw = crate::model::cut_chars(raw, 1024);
     let line = raw
         .split(|c: char| c.is_control() || c.is_whitespace())
         .filter(|w| !w.is_empty())

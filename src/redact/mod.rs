@@ -574,6 +574,14 @@ mod tests {
         assert_eq!(r.redact(&format!("GH_B64={b64}")), "GH_B64=[redacted]");
     }
 
+    /// Each closing bracket dropped from a value's end used to recount the whole value.
+    #[test]
+    fn a_value_ending_in_a_long_run_of_closing_brackets_is_redacted_in_one_pass() {
+        let r = Redactor::builtin();
+        let text = format!("--password=Summer2024Prod{}", ")".repeat(200_000));
+        assert!(r.redact(&text).starts_with("--password=[redacted]"));
+    }
+
     #[test]
     fn a_token_wrapped_onto_two_lines_is_redacted_on_both() {
         let r = Redactor::builtin();

@@ -341,6 +341,14 @@ fn unquoted_value_len(v: &str) -> usize {
     let mut len = (1..b.len())
         .find(|&i| b"&,;".contains(&b[i]) && next_parameter(&b[i + 1..]))
         .unwrap_or(b.len());
+    // Brackets in `b[..len]`, kept as `len` shrinks: counting afresh at each step would be
+    // quadratic in a value that ends in a long run of closing brackets.
+    let mut count = [0usize; 128];
+    for &c in &b[..len] {
+        if let Some(n) = count.get_mut(usize::from(c)) {
+            *n += 1;
+        }
+    }
     while len > 0 {
         let last = b[len - 1];
         let open = match last {
@@ -359,10 +367,10 @@ fn unquoted_value_len(v: &str) -> usize {
             b'>' => b'<',
             _ => break,
         };
-        let count = |c: u8| b[..len].iter().filter(|&&x| x == c).count();
-        if count(open) >= count(last) {
+        if count[usize::from(open)] >= count[usize::from(last)] {
             break;
         }
+        count[usize::from(last)] -= 1;
         len -= 1;
     }
     len

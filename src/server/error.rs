@@ -70,18 +70,19 @@ fn code_for(status: u16) -> &'static str {
 /// Errors the router, the body cap and the MCP transport answer themselves (404, 405, 406,
 /// 413, 415, rmcp's 400s and 500s) come as plain text or empty; give every error status the
 /// same JSON shape as every other error, keeping the status and headers such as `Allow`. A
-/// JSON answer (ours, or a JSON-RPC error on `/mcp`) passes untouched.
+/// JSON answer (ours, or a JSON-RPC error on `/mcp`) and the dashboard's own HTML pages (its
+/// error pages and the sign-in page, for a person to read) pass untouched.
 pub async fn json_errors(resp: Response) -> Response {
     let status = resp.status();
     if !(status.is_client_error() || status.is_server_error()) {
         return resp;
     }
-    let is_json = resp
+    let answered = resp
         .headers()
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if is_json {
+        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/html"));
+    if answered {
         return resp;
     }
     let (mut parts, body) = resp.into_parts();

@@ -235,7 +235,8 @@ async fn shutdown_signal() {
 }
 
 /// Structured logs: compact lines on stderr and JSON lines in `<data dir>/logs/server.log.*`,
-/// a file a day, the newest seven kept. `ALETHEIA_LOG` filters (`info` by default).
+/// a file a day, the newest seven kept. `ALETHEIA_LOG` filters (`info` by default), with the MCP
+/// library held at `warn` unless the filter names it.
 fn logging(paths: &Paths) -> anyhow::Result<tracing_appender::non_blocking::WorkerGuard> {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
@@ -248,8 +249,16 @@ fn logging(paths: &Paths) -> anyhow::Result<tracing_appender::non_blocking::Work
         .build(&dir)
         .with_context(|| format!("opening the log in {}", dir.display()))?;
     let (file, guard) = tracing_appender::non_blocking(file);
-    let filter = tracing_subscriber::EnvFilter::try_from_env("ALETHEIA_LOG")
-        // rmcp logs each client's initialize verbatim at info, its name unredacted among it.
+    // rmcp logs each client's initialize verbatim at info (its name unredacted among it) and
+    // whole requests at debug, so it stays at warn unless the filter names it: `debug` alone
+    // must not put what clients send into the log.
+    let wanted = std::env::var("ALETHEIA_LOG").unwrap_or_else(|_| "info".to_owned());
+    let wanted = if wanted.contains("rmcp") {
+        wanted
+    } else {
+        format!("{wanted},rmcp=warn")
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(&wanted)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
     let _ = tracing_subscriber::registry()
         .with(filter)

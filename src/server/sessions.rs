@@ -3,8 +3,8 @@
 //! client's `initialize` (some 55 KB), so a client that only ever initializes could fill the
 //! server's memory. Here the number of live sessions is capped: a new session at the cap ends
 //! the one idle longest first, whose client gets 404 on its next request and initializes again,
-//! as MCP asks of it. Sessions idle past their keep-alive end on their own, and DELETE ends one
-//! at once; either way the session leaves this table with rmcp's.
+//! as MCP asks of it. Sessions idle past their keep-alive end on their own (and leave this
+//! table when it is next full), and DELETE ends one at once.
 //!
 //! A session's memory is freed when it ends, but glibc's allocator keeps freed memory in its
 //! per-thread arenas rather than giving it back: measured, 20,000 sessions ended by DELETE
@@ -82,6 +82,21 @@ impl SessionManager for Sessions {
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         let _one = self.creating.lock().await;
+        // Sessions rmcp ended itself (idle past their keep-alive, or never initialized) are
+        // still in the table: at the cap, drop those before ending a live one.
+        if self.table().len() >= self.cap {
+            let ids: Vec<SessionId> = self.table().keys().cloned().collect();
+            let mut gone = false;
+            for id in ids {
+                if !self.inner.has_session(&id).await.unwrap_or(false) {
+                    self.table().remove(&id);
+                    gone = true;
+                }
+            }
+            if gone {
+                self.ended.notify_one();
+            }
+        }
         if let Some(old) = self.evictee() {
             tracing::info!(session = %old, cap = self.cap, "ending the longest-idle MCP session");
             // A session whose worker already stopped is gone either way.
