@@ -100,7 +100,7 @@ impl Redactor {
         // Each pass replaces text that is not a marker (a value that is only a marker is a
         // placeholder), so passes end; the bound only guards against a rule that breaks that.
         for _ in 0..MAX_PASSES {
-            let found = spans::find(self, &out, &dirty);
+            let found = spans::rescan(self, &out, &dirty);
             if found.is_empty() {
                 break;
             }
@@ -572,6 +572,29 @@ mod tests {
         let token = "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB";
         let b64 = base64::engine::general_purpose::STANDARD.encode(token);
         assert_eq!(r.redact(&format!("GH_B64={b64}")), "GH_B64=[redacted]");
+    }
+
+    /// Found by fuzzing: a byte-level match that starts inside a character (here the lossy
+    /// U+FFFD before `pw=`) was sliced there when checking for a YAML scalar, and panicked.
+    #[test]
+    fn a_match_starting_inside_a_character_does_not_panic() {
+        let data = [
+            219u8, 218, 1, 0, 107, 65, 255, 112, 119, 61, 107, 107, 0, 218, 37, 239, 191,
+        ];
+        let text = String::from_utf8_lossy(&data);
+        let r = Redactor::builtin();
+        let once = r.redact(&text);
+        assert_eq!(r.redact(&once), once);
+    }
+
+    /// Found by fuzzing: a marker that ends the first value lets the second match in the
+    /// percent-decoded view, which only the first pass searched.
+    #[test]
+    fn redacting_twice_changes_nothing_when_a_marker_frees_a_percent_escaped_value() {
+        let text = String::from_utf8_lossy(b"pwd=\x01\xfb;pwd=\xff\x9c%43+%s");
+        let r = Redactor::builtin();
+        let once = r.redact(&text);
+        assert_eq!(r.redact(&once), once);
     }
 
     /// Each closing bracket dropped from a value's end used to recount the whole value.

@@ -43,15 +43,23 @@ pub struct Finding {
 /// decoded) mapped back to the bytes that produced them, and across line breaks that may have
 /// wrapped a token: what the first pass replaces.
 pub(super) fn find_all(r: &Redactor, text: &str) -> Vec<Span> {
-    let mut out = find(r, text, &[(0, text.len())]);
+    let mut out = rescan(r, text, &[(0, text.len())]);
+    for (start, end) in normalise::wraps(text) {
+        wrapped(r, text, start, end, &mut out);
+    }
+    out
+}
+
+/// What a later pass replaces: every rule's spans in the ranges the last pass changed, and in
+/// the normalised view, where a marker that now ends one value can let the next one match (as
+/// it does in the text itself), so that redacting the result again changes nothing.
+pub(super) fn rescan(r: &Redactor, text: &str, ranges: &[(usize, usize)]) -> Vec<Span> {
+    let mut out = find(r, text, ranges);
     if let Some(v) = normalise::view(text) {
         for s in find(r, &v.text, &v.lines) {
             let (start, end) = v.original(s.start, s.end);
             out.push(Span { start, end, ..s });
         }
-    }
-    for (start, end) in normalise::wraps(text) {
-        wrapped(r, text, start, end, &mut out);
     }
     out
 }
@@ -315,8 +323,10 @@ fn accepts(
 /// the symbols of passwords, no brackets or quotes (code's `token: Option<Box<dyn Fn()>>`), up
 /// to a ` #` comment.
 fn yaml_scalar_end(hay: &str, found: &Found, how: &How, start: usize, end: usize) -> Option<usize> {
-    let line_start = hay[..found.whole.start].rfind('\n').map_or(0, |p| p + 1);
-    let indent = hay[line_start..found.whole.start].trim_start_matches([' ', '\t']);
+    // A byte-level match can start inside a character (see `Rule::regex`).
+    let whole_start = boundary(hay, found.whole.start);
+    let line_start = hay[..whole_start].rfind('\n').map_or(0, |p| p + 1);
+    let indent = hay[line_start..whole_start].trim_start_matches([' ', '\t']);
     if how.check != Check::Password
         || found.secret.is_none()
         || !(indent.is_empty() || indent == "- ")
