@@ -478,7 +478,7 @@ pub fn pending_files(paths: &Paths) -> Vec<PathBuf> {
             for e in entries.flatten() {
                 let name = e.file_name();
                 let name = name.to_string_lossy();
-                if is_closed_file(&name) && (!is_part(&name) || is_stale_part(&name, &e)) {
+                if is_closed_file(&name) && ready(&name, &e) {
                     out.push(e.path());
                 }
             }
@@ -494,16 +494,11 @@ fn is_closed_file(name: &str) -> bool {
         || name.starts_with(".event-") && name.ends_with(".jsonl.part")
 }
 
-/// Whether a closed file is an event file still under its hidden name.
-fn is_part(name: &str) -> bool {
-    name.starts_with(".event-")
-}
-
-/// Whether `e` is an event file left under its hidden name for longer than [`STALE_PART`].
-fn is_stale_part(name: &str, e: &std::fs::DirEntry) -> bool {
-    name.starts_with(".event-")
-        && name.ends_with(".jsonl.part")
-        && e.metadata()
+/// Whether a closed file's entry `e` may be drained now: an event file still under its hidden
+/// name only once it is older than [`STALE_PART`] (before that its writer may still rename it).
+fn ready(name: &str, e: &std::fs::DirEntry) -> bool {
+    !name.starts_with(".event-")
+        || e.metadata()
             .and_then(|m| m.modified())
             .is_ok_and(|t| t.elapsed().is_ok_and(|age| age >= STALE_PART))
 }

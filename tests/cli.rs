@@ -380,24 +380,7 @@ const MARKER: &str = "[redacted:github-token]";
 
 /// The files below `dir` (the store, its WAL, the spool) that hold `TOKEN` or its random body.
 fn holding_token(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let body = TOKEN.strip_prefix("ghp_").unwrap().as_bytes();
-    let mut out = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if std::fs::read(&path)
-                .unwrap()
-                .windows(body.len())
-                .any(|w| w == body)
-            {
-                out.push(path);
-            }
-        }
-    }
-    out
+    support::files_holding(dir, TOKEN.strip_prefix("ghp_").unwrap().as_bytes())
 }
 
 fn projects(env: &Env) -> Vec<String> {

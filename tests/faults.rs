@@ -607,25 +607,13 @@ fn assert_all_stored(env: &Env, n: usize, label: &str, stderr: &[String]) {
         );
     }
     for dir in [env.spool().parent().unwrap().to_owned(), env.tmp()] {
-        let left: Vec<_> = walk(&dir)
+        let left: Vec<_> = support::files_below(&dir)
             .into_iter()
             .filter(|p| !p.ends_with("refused.json"))
             .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
             .collect();
         assert!(left.is_empty(), "left behind after the drain: {left:?}");
     }
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = vec![];
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        if e.path().is_dir() {
-            out.extend(walk(&e.path()));
-        } else {
-            out.push(e.path());
-        }
-    }
-    out
 }
 
 /// Under heavy load, hooks that all found the store busy queued behind each other's fsyncs at
@@ -650,9 +638,9 @@ fn hooks_queued_behind_a_slow_spool_lock_lose_no_event() {
         ],
     );
     assert!(stderr.iter().all(|e| !e.contains("lost")), "{stderr:#?}");
-    let alone = walk(env.spool().parent().unwrap())
+    let alone = support::files_below(env.spool().parent().unwrap())
         .into_iter()
-        .chain(walk(&env.tmp()))
+        .chain(support::files_below(&env.tmp()))
         .filter(|p| {
             p.file_name()
                 .unwrap()

@@ -438,27 +438,9 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(env: &Env) -> HttpServer {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("aletheia"))
-            .args(["server", "--port", "0", "--no-worker"])
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", env.dir.path())
-            .env("TMPDIR", env.tmp())
-            .env("ALETHEIA_DATA_DIR", env.data())
-            .env("ALETHEIA_CWD", "/home/dev/shop")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let first = lines.next().expect("the server prints a line").unwrap();
-        let port = first
-            .split("http://127.0.0.1:")
-            .nth(1)
-            .and_then(|r| r.split(' ').next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("no address in {first:?}"));
+        let mut cmd = env.std_cmd();
+        cmd.args(["server", "--port", "0", "--no-worker"]);
+        let (child, port, _, lines) = support::start_server(cmd);
         let stderr =
             std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>().join("\n"));
         HttpServer {

@@ -19,24 +19,7 @@ const CONTROL: &str = "project name has a control character (U+000A): use printa
 
 /// The files below `dir` that hold the token's random body.
 fn holding_token(dir: &Path) -> Vec<PathBuf> {
-    let body = TOKEN.strip_prefix("ghp_").unwrap().as_bytes();
-    let mut out = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if std::fs::read(&path)
-                .unwrap()
-                .windows(body.len())
-                .any(|w| w == body)
-            {
-                out.push(path);
-            }
-        }
-    }
-    out
+    support::files_holding(dir, TOKEN.strip_prefix("ghp_").unwrap().as_bytes())
 }
 
 fn stored_projects(env: &Env) -> Vec<String> {
@@ -147,28 +130,10 @@ struct Server {
 impl Server {
     fn start() -> Server {
         let env = Env::new();
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("aletheia"))
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", env.dir.path())
-            .env("TMPDIR", env.tmp())
-            .env("ALETHEIA_DATA_DIR", env.data())
-            .env("ALETHEIA_CWD", "/home/dev/shop")
-            .args(["server", "--port", "0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let first = lines.next().expect("the server prints a line").unwrap();
+        let mut cmd = env.std_cmd();
+        cmd.args(["server", "--port", "0"]);
+        let (child, port, _, lines) = support::start_server(cmd);
         std::thread::spawn(move || for _ in lines {});
-        let port = first
-            .split("http://127.0.0.1:")
-            .nth(1)
-            .and_then(|r| r.split(' ').next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("no address in {first:?}"));
         Server { env, child, port }
     }
 

@@ -5,9 +5,9 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use support::Env;
 
 struct Server {
@@ -24,31 +24,12 @@ impl Server {
     }
 
     fn start_in(env: Env, extra: &[(&str, &str)]) -> Server {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("aletheia"));
-        cmd.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", env.dir.path())
-            .env("TMPDIR", env.tmp())
-            .env("ALETHEIA_DATA_DIR", env.data())
-            .env("ALETHEIA_CWD", "/home/dev/shop")
-            .args(["server", "--port", "0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        for (k, v) in extra {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let first = lines.next().expect("the server prints a line").unwrap();
+        let mut cmd = env.std_cmd();
+        cmd.args(["server", "--port", "0"])
+            .envs(extra.iter().copied());
+        let (child, port, first, lines) = support::start_server(cmd);
         // Keep reading stderr so the server never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        let port = first
-            .split("http://127.0.0.1:")
-            .nth(1)
-            .and_then(|r| r.split(' ').next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("no address in {first:?}"));
         assert!(
             first.contains("extraction: worker on (rule-based)"),
             "{first}"
@@ -98,7 +79,7 @@ impl Server {
             .to_ascii_lowercase()
             .contains("transfer-encoding: chunked")
         {
-            dechunk(rest)
+            support::dechunk(rest)
         } else {
             rest.to_owned()
         };
@@ -133,19 +114,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = s.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 || rest.len() < n {
-            break;
-        }
-        out.push_str(&rest[..n]);
-        s = rest[n..].trim_start_matches("\r\n");
-    }
-    out
 }
 
 fn error_code(v: &Value) -> &str {

@@ -9,9 +9,9 @@ mod support;
 
 use base64::Engine as _;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 use support::Env;
 
@@ -58,25 +58,11 @@ impl Server {
     }
 
     fn start_in(env: Env, key: &str) -> Server {
-        let mut child = env
-            .std_cmd()
-            .env("ALETHEIA_API_KEY", key)
-            .args(["server", "--port", "0", "--no-worker"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let first = lines.next().expect("the server prints a line").unwrap();
-        // Keep reading stderr so the server never blocks on a full pipe.
+        let mut cmd = env.std_cmd();
+        cmd.env("ALETHEIA_API_KEY", key)
+            .args(["server", "--port", "0", "--no-worker"]);
+        let (child, port, _, lines) = support::start_server(cmd);
         std::thread::spawn(move || for _ in lines {});
-        let port = first
-            .split("http://127.0.0.1:")
-            .nth(1)
-            .and_then(|r| r.split(' ').next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("no address in {first:?}"));
         Server { env, child, port }
     }
 
@@ -111,7 +97,7 @@ impl Server {
             .iter()
             .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
         let body = if chunked {
-            dechunk(rest)
+            support::dechunk(rest)
         } else {
             rest.to_owned()
         };
@@ -194,19 +180,6 @@ fn basic(user: &str, password: &str) -> String {
         "Basic {}",
         base64::engine::general_purpose::STANDARD.encode(pair)
     )
-}
-
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = s.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 || rest.len() < n {
-            break;
-        }
-        out.push_str(&rest[..n]);
-        s = rest[n..].trim_start_matches("\r\n");
-    }
-    out
 }
 
 #[test]

@@ -165,3 +165,78 @@ pub fn copy_executable(from: &Path, to: &Path) {
         to.display()
     );
 }
+
+/// Every file below `dir`.
+pub fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// The files below `dir` whose bytes hold `needle`: what anyone reading the data folder (the
+/// store, its WAL, the spool) would find.
+pub fn files_holding(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
+    files_below(dir)
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(p)
+                .unwrap()
+                .windows(needle.len())
+                .any(|w| w == needle)
+        })
+        .collect()
+}
+
+/// Spawn `cmd` (an `aletheia server --port 0 …`) with stderr piped and read the port from the
+/// line it prints at start; returns the child, the port, that line and the rest of stderr,
+/// which the caller must keep reading so the server never blocks on a full pipe.
+pub fn start_server(
+    mut cmd: std::process::Command,
+) -> (
+    std::process::Child,
+    u16,
+    String,
+    std::io::Lines<std::io::BufReader<std::process::ChildStderr>>,
+) {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = lines.next().expect("the server prints a line").unwrap();
+    let port = first
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    (child, port, first, lines)
+}
+
+/// The body of a chunked HTTP answer, its chunks joined.
+pub fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
