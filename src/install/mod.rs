@@ -19,6 +19,7 @@ pub mod command;
 mod hosts;
 mod jsonc;
 pub mod rules_sync;
+pub mod spec;
 pub mod status;
 mod toml_doc;
 
@@ -174,12 +175,23 @@ pub enum Format {
 }
 
 /// How hook entries nest under `hooks.<event>`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum HookStyle {
     /// `[{ "matcher"?, "hooks": [handler] }]`: Claude Code, Codex, Gemini CLI, Command Code.
     Grouped,
     /// `[handler]`: Cursor, Windsurf.
     Flat,
+}
+
+impl HookStyle {
+    /// The entry that holds one handler.
+    fn entry(self, handler: Value) -> Value {
+        match self {
+            HookStyle::Grouped => serde_json::json!({ "hooks": [handler] }),
+            HookStyle::Flat => handler,
+        }
+    }
 }
 
 /// What ends up on disk for one file.
