@@ -217,6 +217,53 @@ mod tests {
         assert!(get("vim").is_none());
     }
 
+    /// A spec with one file, `file` (JSON), on top of a valid rest.
+    fn with_file(file: &str) -> Result<(), String> {
+        let json = format!(
+            r#"{{"host":"x","name":"X","install":{{"order":1,"rules":{{"file":"X.md"}},"files":[{file}]}}}}"#
+        );
+        serde_json::from_str::<Spec>(&json)
+            .map_err(|e| e.to_string())?
+            .check()
+    }
+
+    #[rstest::rstest]
+    #[case::hooks_in_toml(
+        r#"{"user":"~/.x/c.toml","format":"toml","hooks":{"style":"flat","handler":{}}}"#
+    )]
+    #[case::toml_without_server(r#"{"user":"~/.x/c.toml","format":"toml"}"#)]
+    #[case::json_with_nothing(r#"{"user":"~/.x/c.json","format":"json"}"#)]
+    #[case::file_without_plugin(r#"{"user":"~/.x/a.js","format":"file"}"#)]
+    #[case::no_scope(r#"{"format":"json","server":{"container":"m","entry":{}}}"#)]
+    #[case::user_outside_home(
+        r#"{"user":"/etc/x.json","format":"json","server":{"container":"m","entry":{}}}"#
+    )]
+    #[case::user_climbing_out(
+        r#"{"user":"~/../x.json","format":"json","server":{"container":"m","entry":{}}}"#
+    )]
+    #[case::project_climbing_out(
+        r#"{"project":"../x.json","format":"json","server":{"container":"m","entry":{}}}"#
+    )]
+    #[case::plugin_without_its_placeholder(
+        r#"{"user":"~/.x/a.js","format":"file","plugin":{"source":"a.js","exe_literal":"BIN","contents":"x"}}"#
+    )]
+    #[case::unknown_field(
+        r#"{"user":"~/.x/c.json","format":"json","server":{"container":"m","entry":{}},"mode":1}"#
+    )]
+    fn a_spec_file_its_writer_cannot_write_is_refused(#[case] file: &str) {
+        assert!(with_file(file).is_err(), "{file}");
+    }
+
+    #[test]
+    fn a_spec_file_in_each_base_folder_is_accepted() {
+        for user in ["~/.x/c.json", "$XDG_CONFIG_HOME/x/c.json"] {
+            let file = format!(
+                r#"{{"user":"{user}","project":".x/c.json","format":"jsonc","server":{{"container":"m","entry":{{}}}}}}"#
+            );
+            assert_eq!(with_file(&file), Ok(()), "{file}");
+        }
+    }
+
     #[test]
     fn a_place_outside_its_base_folder_is_refused() {
         assert!(relative(".cursor/hooks.json"));
