@@ -28,7 +28,7 @@ pub fn display_name(host: &str) -> &str {
 const HOOK_TIMEOUT_SECS: u64 = 10;
 
 /// One host's files and commands for one scope.
-pub(crate) struct HostSpec {
+pub(crate) struct Placed {
     pub files: Vec<FileSpec>,
     pub host_command: Option<String>,
     pub notes: Vec<String>,
@@ -41,7 +41,7 @@ pub(crate) fn load(host: &str) -> Result<&'static Spec, InstallError> {
         .map_err(InstallError::Adapter)
 }
 
-pub(crate) fn spec(host: &str, scope: Scope, s: &Setting) -> Result<HostSpec, InstallError> {
+pub(crate) fn placed(host: &str, scope: Scope, s: &Setting) -> Result<Placed, InstallError> {
     let spec = load(host)?;
     let events = events(host)?;
     let install = &spec.install;
@@ -68,7 +68,7 @@ pub(crate) fn spec(host: &str, scope: Scope, s: &Setting) -> Result<HostSpec, In
     if scope == Scope::Project {
         notes.extend(install.project_notes.iter().cloned());
     }
-    Ok(HostSpec {
+    Ok(Placed {
         files,
         host_command,
         notes,

@@ -300,7 +300,7 @@ pub(crate) fn plan_entries(
     if scope == Scope::Project {
         rules_sync::check_root(setting, &setting.project).map_err(InstallError::NotAProject)?;
     }
-    let spec = hosts::spec(host, scope, setting)?;
+    let spec = hosts::placed(host, scope, setting)?;
     // The host table's notes are about using an install; uninstall has its own.
     let mut notes = if uninstall { vec![] } else { spec.notes };
     let mut files = Vec::new();
@@ -334,7 +334,7 @@ pub(crate) fn plan_entries(
 /// ours, so uninstalling `host` must leave it.
 fn still_using(host: &str, scope: Scope, setting: &Setting, path: &Path) -> Option<&'static str> {
     HOSTS.iter().copied().filter(|h| *h != host).find(|other| {
-        let Ok(spec) = hosts::spec(other, scope, setting) else {
+        let Ok(spec) = hosts::placed(other, scope, setting) else {
             return false;
         };
         spec.files.iter().any(|f| f.path == path)

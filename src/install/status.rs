@@ -78,7 +78,8 @@ pub fn installed(scope: Scope, setting: &Setting) -> Vec<Installed> {
             .iter()
             .copied()
             .filter(|h| {
-                hosts::spec(h, scope, setting).is_ok_and(|s| s.files.iter().any(|f| f.path == path))
+                hosts::placed(h, scope, setting)
+                    .is_ok_and(|s| s.files.iter().any(|f| f.path == path))
             })
             .collect()
     };
@@ -121,7 +122,7 @@ fn installed_one(host: &'static str, scope: Scope, setting: &Setting) -> Install
         mcp: vec![],
         unreadable: vec![],
     };
-    let spec = match hosts::spec(host, scope, setting) {
+    let spec = match hosts::placed(host, scope, setting) {
         Ok(spec) => spec,
         Err(e) => {
             out.unreadable.push(Unreadable {
