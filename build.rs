@@ -1,11 +1,11 @@
-//! Embeds every host adapter in `adapters/` and the built-in redaction rules in
+//! Embeds every host spec in `adapters/` and the built-in redaction rules in
 //! `src/redact/rules/` into the binary, so adding a host or a secret shape is editing a data
 //! file, and links the programs as fixed-address executables on Linux (see `link_without_pie`).
 //!
-//! Adapters are written in TOML for people and embedded as JSON for the hook: the hook already
-//! parses its payload with serde_json, so reading its adapter costs no TOML parser at every
-//! event (that parser's code alone was a fifth of the hook's page faults), and a malformed
-//! adapter fails the build instead of a hook.
+//! Specs are written in TOML for people and embedded as JSON: the hook already parses its
+//! payload with serde_json, so reading its adapter costs no TOML parser at every event (that
+//! parser's code alone was a fifth of the hook's page faults), and a file that is not TOML
+//! fails the build instead of a hook.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -17,6 +17,14 @@ fn main() {
     link_without_pie();
     commit();
     redaction_rules::generate();
+    host_specs();
+}
+
+/// Each `adapters/<host>.toml` is the whole spec of one host. It is split here in two: the
+/// capture part (how payloads become memories, what goes back to the host) for the hook, and
+/// the install part (the name, config files, MCP entry, rules file) for everything else, so the
+/// hook never parses what only install needs. A plugin a spec names is read into its spec.
+fn host_specs() {
     let dir = manifest_dir().join("adapters");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -25,21 +33,81 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
-    let mut out = String::from(
-        "/// (host, adapter as JSON) for every file in adapters/.\npub static ADAPTER_FILES: &[(&str, &str)] = &[\n",
+    let mut capture = String::from(
+        "/// (host, capture part of its spec as JSON) for every file in adapters/.\npub static ADAPTER_FILES: &[(&str, &str)] = &[\n",
     );
+    let mut specs = Vec::new();
     for f in files {
         println!("cargo:rerun-if-changed={}", f.display());
-        let host = f.file_stem().unwrap().to_string_lossy();
+        let host = f.file_stem().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&f).unwrap();
-        let adapter: toml::Value =
+        let mut adapter: toml::Table =
             toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let mut spec = toml::Table::new();
+        spec.insert("host".into(), host.clone().into());
+        for key in ["name", "install"] {
+            let value = adapter
+                .remove(key)
+                .unwrap_or_else(|| panic!("{}: no `{key}`", f.display()));
+            spec.insert(key.into(), value);
+        }
+        embed_plugins(&dir, &f, &mut spec);
+        let order = spec["install"]
+            .get("order")
+            .and_then(toml::Value::as_integer)
+            .unwrap_or_else(|| panic!("{}: no `install.order`", f.display()));
         let json = serde_json::to_string(&adapter).unwrap();
-        writeln!(out, "    ({host:?}, {json:?}),").unwrap();
+        writeln!(capture, "    ({host:?}, {json:?}),").unwrap();
+        specs.push((order, host, serde_json::to_string(&spec).unwrap()));
     }
-    out.push_str("];\n");
-    let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("adapters.rs");
-    std::fs::write(dest, out).unwrap();
+    capture.push_str("];\n");
+    specs.sort();
+    for pair in specs.windows(2) {
+        assert!(
+            pair[0].0 != pair[1].0,
+            "adapters/{}.toml and adapters/{}.toml have the same install.order",
+            pair[0].1,
+            pair[1].1
+        );
+    }
+    let mut install = String::from(
+        "/// Every host, in the order lists show them (`install.order`).\npub const HOSTS: &[&str] = &[\n",
+    );
+    for (_, host, _) in &specs {
+        writeln!(install, "    {host:?},").unwrap();
+    }
+    install.push_str(
+        "];\n\n/// (host, its spec without the capture part, as JSON), in [`HOSTS`] order.\npub static SPEC_FILES: &[(&str, &str)] = &[\n",
+    );
+    for (_, host, json) in &specs {
+        writeln!(install, "    ({host:?}, {json:?}),").unwrap();
+    }
+    install.push_str("];\n");
+    let out = Path::new(&std::env::var("OUT_DIR").unwrap()).to_path_buf();
+    std::fs::write(out.join("adapters.rs"), capture).unwrap();
+    std::fs::write(out.join("host_specs.rs"), install).unwrap();
+}
+
+/// A file of ours as a whole (`plugin = { source = "x.js", .. }`) gets its text as `contents`.
+fn embed_plugins(dir: &Path, spec_file: &Path, spec: &mut toml::Table) {
+    let files = spec
+        .get_mut("install")
+        .and_then(|i| i.get_mut("files"))
+        .and_then(toml::Value::as_array_mut);
+    for file in files.into_iter().flatten() {
+        let Some(plugin) = file.get_mut("plugin").and_then(toml::Value::as_table_mut) else {
+            continue;
+        };
+        let source = plugin
+            .get("source")
+            .and_then(toml::Value::as_str)
+            .unwrap_or_else(|| panic!("{}: a plugin without `source`", spec_file.display()));
+        let path = dir.join(source);
+        println!("cargo:rerun-if-changed={}", path.display());
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {}: {e}", spec_file.display(), path.display()));
+        plugin.insert("contents".into(), text.into());
+    }
 }
 
 /// The checkout being built, read when the script runs: `env!` would fix the folder the script

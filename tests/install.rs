@@ -8,6 +8,7 @@
 mod support;
 
 use aletheia::capture::adapter;
+use aletheia::install::{Scope, Setting, spec, status};
 use rstest::rstest;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -944,4 +945,167 @@ fn a_read_only_settings_file_is_refused_and_nothing_changes() {
         before,
         "nothing else was written either"
     );
+}
+
+/// Where a spec's file is in one scope, as the spec writes it: under `~/` or
+/// `$XDG_CONFIG_HOME/` (here `~/.config`) for the user, under the project root for a project.
+fn spec_place(s: &Setup, file: &spec::ConfigFile, project: bool) -> Option<PathBuf> {
+    if project {
+        return file.project.as_ref().map(|p| s.project.join(p));
+    }
+    let user = file.user.as_deref()?;
+    Some(match user.strip_prefix("$XDG_CONFIG_HOME/") {
+        Some(rest) => s.home().join(".config").join(rest),
+        None => s.home().join(user.strip_prefix("~/").unwrap()),
+    })
+}
+
+/// What a user could already have in a file of each format, owned by no host; with the keys
+/// the host requires there (install adds one that is missing and leaves it on uninstall).
+fn users_own(file: &spec::ConfigFile) -> Option<String> {
+    let required: String = file
+        .required
+        .iter()
+        .map(|(k, v)| format!("  {k:?}: {v},\n"))
+        .collect();
+    match file.format {
+        spec::FileFormat::Json => Some(format!("{{\n{required}  \"mine\": [1, 2]\n}}\n")),
+        spec::FileFormat::Jsonc => Some(format!(
+            "{{\n{required}  // kept\n  \"mine\": [1, 2],\n}}\n"
+        )),
+        spec::FileFormat::Toml => Some("# kept\nmine = [1, 2]\n".into()),
+        spec::FileFormat::File => None,
+    }
+}
+
+/// Every file below `dir` but install's backups.
+fn without_backups(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = snapshot(dir);
+    files.retain(|(p, _)| !p.to_string_lossy().ends_with(".aletheia-backup"));
+    files
+}
+
+/// Adding a host is one spec file plus its recorded payloads; this holds every spec to that.
+#[test]
+fn every_host_spec_loads_names_its_fixtures_round_trips_and_runs_its_hooks() {
+    assert_eq!(
+        {
+            let mut hosts = spec::HOSTS.to_vec();
+            hosts.sort();
+            hosts
+        },
+        adapter::hosts(),
+        "every adapters/*.toml is a host"
+    );
+    for host in spec::HOSTS {
+        let spec = spec::get(host).unwrap().unwrap();
+        let adapter = adapter::load(host).unwrap().unwrap();
+        for event in adapter.events.keys() {
+            let fixture = fixtures().join(host).join(format!("{event}.json"));
+            assert!(fixture.is_file(), "{host} handles {event}: no {fixture:?}");
+        }
+        for project in [false, true] {
+            let what = format!("{host} {}", if project { "project" } else { "user" });
+            let s = Setup::new();
+            let setting = Setting {
+                home: s.home().to_path_buf(),
+                config_home: s.home().join(".config"),
+                project: s.project.clone(),
+                exe: PathBuf::from(exe()),
+            };
+            let scope = if project { Scope::Project } else { Scope::User };
+            let placed: Vec<(&spec::ConfigFile, PathBuf)> = spec
+                .install
+                .files
+                .iter()
+                .filter_map(|f| Some((f, spec_place(&s, f, project)?)))
+                .collect();
+            for (file, path) in &placed {
+                if let Some(text) = users_own(file) {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    std::fs::write(path, text).unwrap();
+                }
+            }
+            let before = without_backups(s.home());
+            let flag: &[&str] = if project { &["--project"] } else { &[] };
+            s.ok(&[&["install", host, "--write"][..], flag].concat());
+
+            // Status finds exactly this host, with every event hooked (or its plugin) and an MCP
+            // entry in each file that has one.
+            let installed = status::installed(scope, &setting);
+            let found: Vec<_> = installed.iter().filter(|i| !i.is_empty()).collect();
+            assert_eq!(found.len(), 1, "{what}: {found:?}");
+            let mine = found[0];
+            assert_eq!(mine.host, *host, "{what}");
+            assert!(mine.unreadable.is_empty(), "{what}: {:?}", mine.unreadable);
+            let hooked: Vec<&String> = mine.hooks.iter().flat_map(|h| &h.events).collect();
+            let plugin = mine.hooks.iter().any(|h| h.plugin);
+            if !plugin {
+                assert_eq!(hooked, adapter.events.keys().collect::<Vec<_>>(), "{what}");
+            }
+            let servers = placed.iter().filter(|(f, _)| f.server.is_some()).count();
+            assert_eq!(mine.mcp.len(), servers, "{what}: {:?}", mine.mcp);
+            for m in &mine.mcp {
+                assert_eq!(m.program.as_deref(), Some(exe().as_str()), "{what}");
+            }
+
+            // Each event's hook command, as the host would run it: from its file, or the one
+            // the plugin runs.
+            let mut commands = Vec::new();
+            for h in &mine.hooks {
+                if h.plugin {
+                    assert_eq!(h.programs, [exe()], "{what}");
+                    for event in adapter.events.keys() {
+                        commands.push((event.clone(), format!("{} hook {host} {event}", exe())));
+                    }
+                    continue;
+                }
+                let mut strings_in_file = Vec::new();
+                strings(&parse_jsonc(&h.path), &mut strings_in_file);
+                for event in &h.events {
+                    let want = format!(" hook {host} {event}");
+                    let command = strings_in_file
+                        .iter()
+                        .find(|c| c.ends_with(&want))
+                        .unwrap_or_else(|| panic!("{what}: no command for {event}"));
+                    commands.push((event.clone(), command.clone()));
+                }
+            }
+            let store = Env::new();
+            for (event, command) in &commands {
+                let payload =
+                    std::fs::read(fixtures().join(host).join(format!("{event}.json"))).unwrap();
+                let out = assert_cmd::Command::new("sh")
+                    .args(["-c", command])
+                    .env_clear()
+                    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                    .env("HOME", store.dir.path())
+                    .env("TMPDIR", store.tmp())
+                    .env("ALETHEIA_DATA_DIR", store.data())
+                    .write_stdin(payload)
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "{what} {event}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            if adapter.events.values().any(|e| e.kind.is_some()) {
+                let tools: Vec<String> = {
+                    let c = store.conn();
+                    let mut q = c.prepare("SELECT tool FROM memories").unwrap();
+                    q.query_map([], |r| r.get(0))
+                        .unwrap()
+                        .map(Result::unwrap)
+                        .collect()
+                };
+                assert!(!tools.is_empty(), "{what}: its payloads stored nothing");
+                assert!(tools.iter().all(|t| t == host), "{what}: {tools:?}");
+            }
+
+            s.ok(&[&["uninstall", host][..], flag].concat());
+            assert_eq!(without_backups(s.home()), before, "{what}");
+        }
+    }
 }

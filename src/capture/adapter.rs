@@ -1,6 +1,8 @@
 //! The adapter engine: one declarative file per host (`adapters/<host>.toml`, embedded at build
 //! time as JSON by `build.rs`) says which events the host sends, how each payload becomes a
 //! memory, and how the host wants context back. The engine here is the same for every host.
+//! The same file's `name` and `[install]` belong to install ([`crate::install::spec`]);
+//! `build.rs` leaves them out of what is embedded here, so the hook never parses them.
 
 use super::template::{self, render};
 use crate::model::{Kind, MemoryType, NewMemory};

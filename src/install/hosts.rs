@@ -1,37 +1,24 @@
-//! The host table: for each host and scope, which files hold the hooks and which the MCP entry,
-//! what shape the entries take there, and the host's own command for the MCP entry.
+//! A host's spec placed in one scope: the files that hold its hooks and its MCP entry, what goes
+//! in each (the spec's entries with this binary's path and the hook commands filled in), and
+//! the host's own command for the MCP entry.
 //!
-//! Every location and shape follows the hosts' documentation as summarised in the reference
-//! notes kept with the project (host-hooks.md); the hook events are exactly those the host's
-//! adapter handles, so a host gets hooks only once it has an adapter.
+//! Every location and shape comes from the host's spec (`adapters/<host>.toml`), which follows
+//! the hosts' documentation as summarised in the reference notes kept with the project
+//! (host-hooks.md); the hook events are exactly those the spec's capture part handles. What
+//! edits a file is chosen by its format alone ([`edits`]).
 
 use super::command::{hook_command, shell_quote};
-use super::{Edits, FileSpec, HookStyle, InstallError, JsonEdit, Scope, Setting};
-use serde_json::{Value, json};
-use std::path::Path;
+use super::spec::{self, ConfigFile, FileFormat, Spec};
+use super::{Edits, FileSpec, InstallError, JsonEdit, Scope, Setting};
+use serde_json::Value;
 
-/// Every host `install` knows, in the order the help lists them.
-pub const HOSTS: &[&str] = &[
-    "claude-code",
-    "cursor",
-    "codex",
-    "gemini",
-    "windsurf",
-    "opencode",
-    "command-code",
-];
+pub use super::spec::HOSTS;
 
 /// How the host calls itself.
 pub fn display_name(host: &str) -> &str {
-    match host {
-        "claude-code" => "Claude Code",
-        "cursor" => "Cursor",
-        "codex" => "Codex",
-        "gemini" => "Gemini CLI",
-        "windsurf" => "Windsurf",
-        "opencode" => "OpenCode",
-        "command-code" => "Command Code",
-        other => other,
+    match spec::get(host) {
+        Some(Ok(spec)) => &spec.name,
+        _ => host,
     }
 }
 
@@ -41,248 +28,147 @@ pub fn display_name(host: &str) -> &str {
 const HOOK_TIMEOUT_SECS: u64 = 10;
 
 /// One host's files and commands for one scope.
-pub(crate) struct HostSpec {
+pub(crate) struct Placed {
     pub files: Vec<FileSpec>,
     pub host_command: Option<String>,
     pub notes: Vec<String>,
 }
 
-pub(crate) fn spec(host: &str, scope: Scope, s: &Setting) -> Result<HostSpec, InstallError> {
-    if !HOSTS.contains(&host) {
-        return Err(InstallError::UnknownHost(host.to_owned()));
-    }
+/// The spec of `host`, or why there is none.
+pub(crate) fn load(host: &str) -> Result<&'static Spec, InstallError> {
+    spec::get(host)
+        .ok_or_else(|| InstallError::UnknownHost(host.to_owned()))?
+        .map_err(InstallError::Adapter)
+}
+
+pub(crate) fn placed(host: &str, scope: Scope, s: &Setting) -> Result<Placed, InstallError> {
+    let spec = load(host)?;
     let events = events(host)?;
-    let exe = s.exe.display().to_string();
-    let quoted = shell_quote(&exe);
-    // The folder holding the host's files: `~/.x` for the user, `<project>/.x` for a project.
-    let base = |dir: &str| match scope {
-        Scope::User => s.home.join(dir),
-        Scope::Project => s.project.join(dir),
-    };
-    let scope_word = match scope {
-        Scope::User => "user",
-        Scope::Project => "project",
-    };
-    let stdio = json!({ "command": exe, "args": ["mcp"] });
-    let claude_stdio = json!({ "type": "stdio", "command": exe, "args": ["mcp"], "env": {} });
-    let grouped = |handler: &dyn Fn(&str) -> Value| JsonEdit::Hooks {
-        style: HookStyle::Grouped,
-        entries: events
-            .iter()
-            .map(|e| (e.clone(), json!({ "hooks": [handler(e)] })))
-            .collect(),
-    };
-    let flat = |handler: &dyn Fn(&str) -> Value| JsonEdit::Hooks {
-        style: HookStyle::Flat,
-        entries: events.iter().map(|e| (e.clone(), handler(e))).collect(),
-    };
-    let cmd = |e: &str| hook_command(&s.exe, host, e);
-    // Claude Code, Codex and Command Code take a handler in seconds.
-    let seconds =
-        |e: &str| json!({ "type": "command", "command": cmd(e), "timeout": HOOK_TIMEOUT_SECS });
-    let json_file = |path: &Path, holds, edits| FileSpec {
-        path: path.to_path_buf(),
-        holds,
-        edits: Edits::Json(edits),
-    };
-    let server = |container, value: &Value| JsonEdit::Server {
-        container,
-        value: value.clone(),
-    };
-    let mut notes = Vec::new();
-    let (files, host_command) = match host {
-        "claude-code" => {
-            notes.push(
-                "Interactive Claude Code runs hooks only in folders whose trust dialog you accepted."
-                    .into(),
-            );
-            let mcp = match scope {
-                Scope::User => s.home.join(".claude.json"),
-                Scope::Project => s.project.join(".mcp.json"),
-            };
-            (
-                vec![
-                    json_file(
-                        &base(".claude").join("settings.json"),
-                        "hooks",
-                        vec![grouped(&seconds)],
-                    ),
-                    json_file(
-                        &mcp,
-                        "MCP server",
-                        vec![server("mcpServers", &claude_stdio)],
-                    ),
-                ],
-                Some(format!(
-                    "claude mcp add --scope {scope_word} {key} -- {quoted} mcp",
-                    key = super::SERVER_KEY
-                )),
-            )
-        }
-        "cursor" => {
-            notes.push(
-                "Cursor also runs Claude Code's hooks unless Settings → Agents → Third-Party Imports is off; with both installed each event is seen twice (and stored once)."
-                    .into(),
-            );
-            let handler = |e: &str| json!({ "command": cmd(e), "timeout": HOOK_TIMEOUT_SECS });
-            let dir = base(".cursor");
-            (
-                vec![
-                    json_file(
-                        &dir.join("hooks.json"),
-                        "hooks",
-                        vec![
-                            JsonEdit::Required {
-                                key: "version",
-                                value: json!(1),
-                            },
-                            flat(&handler),
-                        ],
-                    ),
-                    json_file(
-                        &dir.join("mcp.json"),
-                        "MCP server",
-                        vec![server("mcpServers", &stdio)],
-                    ),
-                ],
-                None,
-            )
-        }
-        "codex" => {
-            notes.push(
-                "Codex runs new hooks only after you review and trust them in its /hooks screen."
-                    .into(),
-            );
-            // Hooks go to hooks.json (Claude's shape, which Codex reads beside config.toml)
-            // so that config.toml changes by one table only.
-            let dir = base(".codex");
-            (
-                vec![
-                    json_file(&dir.join("hooks.json"), "hooks", vec![grouped(&seconds)]),
-                    FileSpec {
-                        path: dir.join("config.toml"),
-                        holds: "MCP server",
-                        edits: Edits::TomlServer {
-                            container: "mcp_servers",
-                            value: stdio.clone(),
-                        },
-                    },
-                ],
-                (scope == Scope::User).then(|| {
-                    format!(
-                        "codex mcp add {key} -- {quoted} mcp",
-                        key = super::SERVER_KEY
-                    )
-                }),
-            )
-        }
-        "gemini" => {
-            // Gemini CLI counts hook timeouts in milliseconds.
-            let handler = |e: &str| json!({ "type": "command", "command": cmd(e), "timeout": HOOK_TIMEOUT_SECS * 1000 });
-            (
-                vec![json_file(
-                    &base(".gemini").join("settings.json"),
-                    "hooks and MCP server",
-                    vec![grouped(&handler), server("mcpServers", &stdio)],
-                )],
-                Some(format!(
-                    "gemini mcp add -s {scope_word} {key} {quoted} mcp",
-                    key = super::SERVER_KEY
-                )),
-            )
-        }
-        "windsurf" => {
-            // Windsurf shows a hook's stdout only when asked; ours is for the store, not the user.
-            let handler = |e: &str| json!({ "command": cmd(e), "show_output": false });
-            let hooks = match scope {
-                Scope::User => s.home.join(".codeium/windsurf/hooks.json"),
-                Scope::Project => s.project.join(".windsurf/hooks.json"),
-            };
-            let mut files = vec![json_file(&hooks, "hooks", vec![flat(&handler)])];
-            match scope {
-                Scope::User => files.push(json_file(
-                    &s.home.join(".codeium/windsurf/mcp_config.json"),
-                    "MCP server",
-                    vec![server("mcpServers", &stdio)],
-                )),
-                Scope::Project => notes.push(
-                    "Windsurf reads MCP servers only from the user's ~/.codeium/windsurf/mcp_config.json: install without --project to add it."
-                        .into(),
-                ),
-            }
-            (files, None)
-        }
-        "command-code" => {
-            let (mcp, entry) = match scope {
-                Scope::User => (
-                    s.home.join(".commandcode/mcp.json"),
-                    json!({ "transport": "stdio", "command": exe, "args": ["mcp"] }),
-                ),
-                // The project's .mcp.json is Claude Code's too. Command Code also accepts
-                // Claude's entry, so both hosts write the same one and neither undoes the other.
-                Scope::Project => (s.project.join(".mcp.json"), claude_stdio.clone()),
-            };
-            (
-                vec![
-                    json_file(
-                        &base(".commandcode").join("settings.json"),
-                        "hooks",
-                        vec![grouped(&seconds)],
-                    ),
-                    json_file(&mcp, "MCP server", vec![server("mcpServers", &entry)]),
-                ],
-                (scope == Scope::User)
-                    .then(|| format!("cmd mcp add {key} -- {quoted} mcp", key = super::SERVER_KEY)),
-            )
-        }
-        "opencode" => {
-            // OpenCode has no command hooks: the plugin runs ours. Its events are the plugin's
-            // calls, so the adapter's list is used by the plugin rather than written here.
-            let (config, plugins) = match scope {
-                Scope::User => (
-                    s.config_home.join("opencode/opencode.json"),
-                    s.config_home.join("opencode/plugins"),
-                ),
-                Scope::Project => (
-                    s.project.join("opencode.json"),
-                    s.project.join(".opencode/plugins"),
-                ),
-            };
-            (
-                vec![
-                    FileSpec {
-                        path: plugins.join("aletheia.js"),
-                        holds: "plugin",
-                        edits: Edits::File(opencode_plugin(&exe)),
-                    },
-                    json_file(
-                        &config,
-                        "MCP server",
-                        vec![server(
-                            "mcp",
-                            &json!({ "type": "local", "command": [exe, "mcp"], "enabled": true }),
-                        )],
-                    ),
-                ],
-                None,
-            )
-        }
-        other => unreachable!("{other} is in HOSTS but not in the table"),
-    };
-    Ok(HostSpec {
+    let install = &spec.install;
+    let mut files = Vec::new();
+    for file in &install.files {
+        let Some(path) = place(file, scope, s) else {
+            continue;
+        };
+        files.push(FileSpec {
+            path,
+            holds: holds(file),
+            edits: edits(file, host, &events, s),
+        });
+    }
+    let host_command = match scope {
+        Scope::User => install.mcp_command.user.as_deref(),
+        Scope::Project => install.mcp_command.project.as_deref(),
+    }
+    .map(|c| {
+        c.replace("{key}", super::SERVER_KEY)
+            .replace("{exe}", &shell_quote(&s.exe.display().to_string()))
+    });
+    let mut notes = install.notes.clone();
+    if scope == Scope::Project {
+        notes.extend(install.project_notes.iter().cloned());
+    }
+    Ok(Placed {
         files,
         host_command,
         notes,
     })
 }
 
-/// OpenCode's plugin with this binary's path in it. The path goes into a JavaScript string
-/// literal, and a JSON string is one.
-fn opencode_plugin(exe: &str) -> String {
-    const PLUGIN: &str = include_str!("../../adapters/opencode-plugin.js");
-    const PLACEHOLDER: &str = "\"__ALETHEIA_BIN__\"";
-    debug_assert!(PLUGIN.contains(PLACEHOLDER));
-    PLUGIN.replace(PLACEHOLDER, &Value::String(exe.to_owned()).to_string())
+/// Where `file` is in `scope`, if the host has it there.
+fn place(file: &ConfigFile, scope: Scope, s: &Setting) -> Option<std::path::PathBuf> {
+    match scope {
+        Scope::User => {
+            let user = file.user.as_deref()?;
+            // `Spec::check` allows only these two bases.
+            Some(match user.strip_prefix("$XDG_CONFIG_HOME/") {
+                Some(rest) => s.config_home.join(rest),
+                None => s.home.join(user.strip_prefix("~/").unwrap_or(user)),
+            })
+        }
+        Scope::Project => Some(s.project.join(file.project.as_deref()?)),
+    }
+}
+
+/// What the file holds, as install's messages name it.
+fn holds(file: &ConfigFile) -> &'static str {
+    match (file.hooks.is_some(), file.server.is_some()) {
+        _ if file.plugin.is_some() => "plugin",
+        (true, true) => "hooks and MCP server",
+        (true, false) => "hooks",
+        _ => "MCP server",
+    }
+}
+
+/// The writers, by format: a JSON file takes its required keys, hooks and MCP entry (in that
+/// order); a TOML file its MCP entry; a file of ours its whole text.
+fn edits(file: &'static ConfigFile, host: &str, events: &[String], s: &Setting) -> Edits {
+    let exe = s.exe.display().to_string();
+    let server = || {
+        let server = file.server.as_ref()?;
+        Some((server.container.as_str(), fill(&server.entry, &exe, None)))
+    };
+    match file.format {
+        FileFormat::Json | FileFormat::Jsonc => {
+            let mut edits: Vec<JsonEdit> = file
+                .required
+                .iter()
+                .map(|(key, value)| JsonEdit::Required {
+                    key,
+                    value: value.clone(),
+                })
+                .collect();
+            if let Some(hooks) = &file.hooks {
+                let handler = |e: &str| {
+                    let command = hook_command(&s.exe, host, e);
+                    hooks
+                        .style
+                        .entry(fill(&hooks.handler, &exe, Some(&command)))
+                };
+                edits.push(JsonEdit::Hooks {
+                    style: hooks.style,
+                    entries: events.iter().map(|e| (e.clone(), handler(e))).collect(),
+                });
+            }
+            if let Some((container, value)) = server() {
+                edits.push(JsonEdit::Server { container, value });
+            }
+            Edits::Json(edits)
+        }
+        FileFormat::Toml => {
+            let (container, value) = server().expect("Spec::check: a toml file has a server");
+            Edits::TomlServer { container, value }
+        }
+        FileFormat::File => {
+            let plugin = file
+                .plugin
+                .as_ref()
+                .expect("Spec::check: a file has a plugin");
+            let exe = Value::String(exe.clone()).to_string();
+            Edits::File(plugin.contents.replace(&plugin.exe_literal, &exe))
+        }
+    }
+}
+
+/// `v` with the spec's placeholders filled in: a string that is exactly `{exe}` becomes the
+/// binary's path, `{command}` the event's hook command, and `{timeout_s}` / `{timeout_ms}` the
+/// hook's timeout as a number.
+fn fill(v: &Value, exe: &str, command: Option<&str>) -> Value {
+    match v {
+        Value::String(s) => match (s.as_str(), command) {
+            ("{exe}", _) => Value::String(exe.to_owned()),
+            ("{command}", Some(command)) => Value::String(command.to_owned()),
+            ("{timeout_s}", _) => HOOK_TIMEOUT_SECS.into(),
+            ("{timeout_ms}", _) => (HOOK_TIMEOUT_SECS * 1000).into(),
+            _ => v.clone(),
+        },
+        Value::Array(items) => items.iter().map(|x| fill(x, exe, command)).collect(),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, x)| (k.clone(), fill(x, exe, command)))
+            .collect(),
+        other => other.clone(),
+    }
 }
 
 /// The events `host`'s adapter handles.

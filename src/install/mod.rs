@@ -19,6 +19,7 @@ pub mod command;
 mod hosts;
 mod jsonc;
 pub mod rules_sync;
+pub mod spec;
 pub mod status;
 mod toml_doc;
 
@@ -174,12 +175,23 @@ pub enum Format {
 }
 
 /// How hook entries nest under `hooks.<event>`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum HookStyle {
     /// `[{ "matcher"?, "hooks": [handler] }]`: Claude Code, Codex, Gemini CLI, Command Code.
     Grouped,
     /// `[handler]`: Cursor, Windsurf.
     Flat,
+}
+
+impl HookStyle {
+    /// The entry that holds one handler.
+    fn entry(self, handler: Value) -> Value {
+        match self {
+            HookStyle::Grouped => serde_json::json!({ "hooks": [handler] }),
+            HookStyle::Flat => handler,
+        }
+    }
 }
 
 /// What ends up on disk for one file.
@@ -288,7 +300,7 @@ pub(crate) fn plan_entries(
     if scope == Scope::Project {
         rules_sync::check_root(setting, &setting.project).map_err(InstallError::NotAProject)?;
     }
-    let spec = hosts::spec(host, scope, setting)?;
+    let spec = hosts::placed(host, scope, setting)?;
     // The host table's notes are about using an install; uninstall has its own.
     let mut notes = if uninstall { vec![] } else { spec.notes };
     let mut files = Vec::new();
@@ -322,7 +334,7 @@ pub(crate) fn plan_entries(
 /// ours, so uninstalling `host` must leave it.
 fn still_using(host: &str, scope: Scope, setting: &Setting, path: &Path) -> Option<&'static str> {
     HOSTS.iter().copied().filter(|h| *h != host).find(|other| {
-        let Ok(spec) = hosts::spec(other, scope, setting) else {
+        let Ok(spec) = hosts::placed(other, scope, setting) else {
             return false;
         };
         spec.files.iter().any(|f| f.path == path)

@@ -78,7 +78,8 @@ pub fn installed(scope: Scope, setting: &Setting) -> Vec<Installed> {
             .iter()
             .copied()
             .filter(|h| {
-                hosts::spec(h, scope, setting).is_ok_and(|s| s.files.iter().any(|f| f.path == path))
+                hosts::placed(h, scope, setting)
+                    .is_ok_and(|s| s.files.iter().any(|f| f.path == path))
             })
             .collect()
     };
@@ -121,7 +122,7 @@ fn installed_one(host: &'static str, scope: Scope, setting: &Setting) -> Install
         mcp: vec![],
         unreadable: vec![],
     };
-    let spec = match hosts::spec(host, scope, setting) {
+    let spec = match hosts::placed(host, scope, setting) {
         Ok(spec) => spec,
         Err(e) => {
             out.unreadable.push(Unreadable {
@@ -166,7 +167,7 @@ fn installed_one(host: &'static str, scope: Scope, setting: &Setting) -> Install
             } else if change.at == "file" {
                 hooks.plugin = true;
                 let text = std::fs::read_to_string(&path).unwrap_or_default();
-                add(&mut hooks.programs, plugin_program(&text));
+                add(&mut hooks.programs, plugin_program(host, &text));
             } else {
                 out.mcp.push(McpEntry {
                     path: path.clone(),
@@ -241,13 +242,24 @@ fn mcp_program(entry: &Value) -> Option<String> {
     }
 }
 
-/// The binary OpenCode's plugin runs: install writes it as a JSON string after `const BIN =`.
-fn plugin_program(text: &str) -> Option<String> {
-    let (_, rest) = text.split_once("const BIN = ")?;
-    serde_json::Deserializer::from_str(rest)
-        .into_iter::<String>()
-        .next()?
-        .ok()
+/// The binary a plugin of `host` runs: install wrote it as a JSON string where the spec's
+/// plugin has its placeholder, after the same text on that line (`const BIN = `).
+fn plugin_program(host: &str, text: &str) -> Option<String> {
+    let spec = hosts::load(host).ok()?;
+    spec.install
+        .files
+        .iter()
+        .filter_map(|f| f.plugin.as_ref())
+        .find_map(|p| {
+            let at = p.contents.find(&p.exe_literal)?;
+            let line = p.contents[..at].rfind('\n').map_or(0, |n| n + 1);
+            let before = &p.contents[line..at];
+            let (_, rest) = text.split_once(before).filter(|_| !before.is_empty())?;
+            serde_json::Deserializer::from_str(rest)
+                .into_iter::<String>()
+                .next()?
+                .ok()
+        })
 }
 
 #[cfg(test)]
@@ -279,7 +291,10 @@ mod tests {
     #[test]
     fn the_plugin_names_its_binary_as_a_json_string() {
         let text = "import x\n\nconst BIN = \"/a \\\"b\\\"/aletheia\"\nconst T = 1\n";
-        assert_eq!(plugin_program(text).as_deref(), Some("/a \"b\"/aletheia"));
-        assert_eq!(plugin_program("no binary here"), None);
+        assert_eq!(
+            plugin_program("opencode", text).as_deref(),
+            Some("/a \"b\"/aletheia")
+        );
+        assert_eq!(plugin_program("opencode", "no binary here"), None);
     }
 }
