@@ -292,7 +292,7 @@ impl Report {
         });
     }
 
-    /// Whether any check named `name` has come out other than ok since `from` checks.
+    /// Whether a check named `name`, among those from index `from` on, came out other than ok.
     fn found_since(&self, from: usize, name: &str) -> bool {
         self.checks[from..]
             .iter()

@@ -390,6 +390,32 @@ mod tests {
     }
 
     #[test]
+    fn the_doctor_page_escapes_every_finding() {
+        let hostile = "<script>alert(1)</script>";
+        let report = Report {
+            problems: vec![doctor::Problem {
+                what: hostile.into(),
+                fix: hostile.into(),
+            }],
+            notes: vec![hostile.into()],
+            checks: vec![doctor::Check {
+                name: "host_files",
+                status: Status::Fail,
+                detail: hostile.into(),
+                fix: Some(hostile.into()),
+            }],
+            ..Report::default()
+        };
+        let h = doctor_html(&report);
+        assert!(!h.contains("<script>"), "{h}");
+        assert_eq!(h.matches("&lt;script&gt;").count(), 5, "{h}");
+        assert!(
+            h.contains("<td data-label=\"Check\">Host files</td>"),
+            "{h}"
+        );
+    }
+
+    #[test]
     fn json_in_the_doctor_report_is_escaped() {
         let v = serde_json::json!({ "path": "<script>alert(1)</script>", "n": [1, null] });
         let h = json_html(&v, 0);
