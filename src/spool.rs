@@ -793,18 +793,6 @@ pub fn rejected_files(paths: &Paths) -> Vec<PathBuf> {
     out
 }
 
-/// Read a spool file's lines (for `doctor`), without locking.
-pub fn read_lines(path: &Path) -> Vec<String> {
-    let mut s = String::new();
-    if let Ok(mut f) = File::open(path) {
-        let _ = f.read_to_string(&mut s);
-    }
-    s.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

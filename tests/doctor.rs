@@ -298,3 +298,130 @@ fn a_host_hooked_for_the_user_and_the_project_gets_a_note() {
         "{text}"
     );
 }
+
+/// FTS5's plain integrity check compares the index only with itself, so an index that had lost
+/// every memory passed and doctor called it consistent.
+#[test]
+fn doctor_finds_a_search_index_that_lost_its_memories_and_rebuild_index_restores_it() {
+    let env = Env::new();
+    env.hook(
+        "claude-code",
+        "UserPromptSubmit",
+        prompt_payload("the ledger export rounds totals down"),
+    );
+    env.conn()
+        .execute_batch("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')")
+        .unwrap();
+    let out = env.cmd().arg("doctor").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("search index NOT consistent")
+            && text.contains("run `aletheia doctor --rebuild-index`"),
+        "{text}"
+    );
+    let report: Value = serde_json::from_slice(
+        &env.cmd()
+            .args(["doctor", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "search_index")
+        .unwrap();
+    assert_eq!(check["status"], "fail", "{check}");
+
+    let out = env
+        .cmd()
+        .args(["doctor", "--rebuild-index"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "Rebuilt the search index.\n"
+    );
+    let found = env.cmd().args(["search", "ledger"]).output().unwrap();
+    assert!(
+        String::from_utf8(found.stdout)
+            .unwrap()
+            .contains("ledger export"),
+        "the rebuilt index finds the memory again"
+    );
+}
+
+#[test]
+fn doctor_on_a_store_with_a_newer_schema_says_to_install_a_newer_aletheia() {
+    let env = Env::new();
+    env.hook("claude-code", "UserPromptSubmit", prompt_payload("first"));
+    env.conn().pragma_update(None, "user_version", 999).unwrap();
+    let out = env.cmd().arg("doctor").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("has schema version 999, newer than this aletheia knows")
+            && text.contains("fix:    install a newer aletheia")
+            && !text.contains("move it aside"),
+        "{text}"
+    );
+    // Doctor left the store as it found it.
+    let version: i64 = env
+        .conn()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 999);
+}
+
+/// The dashboard's doctor page is the same report: its problems with their fixes, and a row
+/// for every check.
+#[test]
+fn the_dashboards_doctor_page_lists_each_check_and_the_problem_with_its_fix() {
+    use std::io::{Read, Write};
+    let env = Env::new();
+    env.hook("claude-code", "UserPromptSubmit", prompt_payload("first"));
+    env.conn()
+        .execute_batch("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')")
+        .unwrap();
+    let mut cmd = env.std_cmd();
+    cmd.args(["server", "--port", "0"]);
+    let (mut child, port, _, lines) = support::start_server(cmd);
+    std::thread::spawn(move || for _ in lines {});
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        s,
+        "GET /doctor HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let read = s.read_to_string(&mut answer);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    read.unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let page = if head.to_ascii_lowercase().contains("chunked") {
+        support::dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    assert!(
+        page.contains("<h2>Problems</h2>")
+            && page.contains("the search index does not match the memories")
+            && page.contains("Fix: run `aletheia doctor --rebuild-index`"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<h2>Checks</h2>")
+            && page.contains("<td data-label=\"Check\">Search index</td>")
+            && page.contains("<span class=\"badge state-failed\">fail</span>")
+            && page.contains("<td data-label=\"Check\">Spool</td>"),
+        "{page}"
+    );
+}

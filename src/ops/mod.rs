@@ -17,6 +17,7 @@ pub mod backfill;
 pub mod capture;
 pub mod compress;
 pub mod curate;
+pub mod doctor;
 pub mod lists;
 pub mod memories;
 pub mod policy;
@@ -312,6 +313,8 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<curate::EditNote>::ENTRY,
     &Op::<curate::SetRuleEnabled>::ENTRY,
     &Op::<curate::GetMemory>::ENTRY,
+    &Op::<doctor::Doctor>::ENTRY,
+    &Op::<doctor::RebuildSearchIndex>::ENTRY,
 ];
 
 /// An operation by name.

@@ -7,6 +7,7 @@
 
 pub mod compression;
 pub mod facts;
+mod health;
 pub mod jobs;
 mod memories;
 mod queue;

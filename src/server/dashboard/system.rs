@@ -4,9 +4,12 @@
 use super::{Dash, Nav, St, error_page, escape, field, options, page, query, time};
 use crate::capture::adapter;
 use crate::install::{self, rules_sync};
+use crate::ops::OpError;
 use crate::ops::compress::Jobs;
 use crate::ops::curate::ListProjects;
+use crate::ops::doctor::{self, Doctor, NoStore, Report, Status};
 use crate::ops::recall::SessionStartContext;
+use crate::time::Clock;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::RawQuery;
@@ -116,50 +119,81 @@ async fn compress_now(d: St, body: Bytes) -> Response {
 // ---------------------------------------------------------------------------------------------
 
 async fn doctor(d: St) -> Response {
-    let paths = d.0.state.paths.clone();
-    let report =
-        match tokio::task::spawn_blocking(move || crate::cli::doctor::report_json(&paths)).await {
-            Ok(r) => r,
-            Err(e) => {
-                return error_page(&crate::ops::OpError::StoreUnavailable(format!(
-                    "the doctor failed: {e}"
-                )));
+    let d = d.0;
+    let report = match d.call(Doctor {}).await {
+        Ok(r) => r,
+        // No store to make a context with: the report says why, as `aletheia doctor` does.
+        Err(OpError::StoreUnavailable(why)) => {
+            let paths = d.state.paths.clone();
+            let made = tokio::task::spawn_blocking(move || {
+                doctor::without_store(&paths, &Clock::system(), NoStore::Unavailable(why))
+            })
+            .await;
+            match made {
+                Ok(r) => r,
+                Err(e) => {
+                    return error_page(&OpError::StoreUnavailable(format!(
+                        "the doctor failed: {e}"
+                    )));
+                }
             }
-        };
-    let mut h = String::new();
-    match report.get("problems").and_then(Value::as_array) {
-        Some(ps) if !ps.is_empty() => {
-            h.push_str("<h2>Problems</h2><ul class=\"problems\">");
-            for p in ps {
-                let _ = write!(
-                    h,
-                    "<li><strong>{}</strong><br>Fix: {}</li>",
-                    escape(p["what"].as_str().unwrap_or("")),
-                    escape(p["fix"].as_str().unwrap_or(""))
-                );
-            }
-            h.push_str("</ul>");
         }
-        _ => h.push_str("<p class=\"ok\">No problems found.</p>"),
-    }
-    if let Some(notes) = report.get("notes").and_then(Value::as_array)
-        && !notes.is_empty()
-    {
-        h.push_str("<h2>Notes</h2><ul>");
-        for n in notes {
-            let _ = write!(h, "<li>{}</li>", escape(n.as_str().unwrap_or("")));
+        Err(e) => return error_page(&e),
+    };
+    page("Doctor", Nav::Doctor, None, &doctor_html(&report))
+}
+
+/// The report: its problems with their fixes, its notes, every check with its outcome, then
+/// each part of the state it looked at as nested lists.
+fn doctor_html(report: &Report) -> String {
+    let mut h = String::new();
+    if report.problems.is_empty() {
+        h.push_str("<p class=\"ok\">No problems found.</p>");
+    } else {
+        h.push_str("<h2>Problems</h2><ul class=\"problems\">");
+        for p in &report.problems {
+            let _ = write!(
+                h,
+                "<li><strong>{}</strong><br>Fix: {}</li>",
+                escape(&p.what),
+                escape(&p.fix)
+            );
         }
         h.push_str("</ul>");
     }
-    if let Some(obj) = report.as_object() {
-        for (k, v) in obj {
-            if k == "problems" || k == "notes" {
+    if !report.notes.is_empty() {
+        h.push_str("<h2>Notes</h2><ul>");
+        for n in &report.notes {
+            let _ = write!(h, "<li>{}</li>", escape(n));
+        }
+        h.push_str("</ul>");
+    }
+    h.push_str("<h2>Checks</h2><table class=\"rows\"><thead><tr><th>Check</th><th>Status</th><th>Found</th><th>Fix</th></tr></thead><tbody>");
+    for c in &report.checks {
+        let (class, status) = match c.status {
+            Status::Ok => ("state-done", "ok"),
+            Status::Warn => ("", "warn"),
+            Status::Fail => ("state-failed", "fail"),
+        };
+        let _ = write!(
+            h,
+            "<tr><td data-label=\"Check\">{}</td><td data-label=\"Status\"><span class=\"badge {class}\">{status}</span></td>\
+             <td data-label=\"Found\">{}</td><td data-label=\"Fix\">{}</td></tr>",
+            escape(&heading(c.name)),
+            escape(&c.detail),
+            escape(c.fix.as_deref().unwrap_or(""))
+        );
+    }
+    h.push_str("</tbody></table>");
+    if let Ok(Value::Object(obj)) = serde_json::to_value(report) {
+        for (k, v) in &obj {
+            if matches!(k.as_str(), "problems" | "notes" | "checks") {
                 continue;
             }
             let _ = write!(h, "<h2>{}</h2>{}", escape(&heading(k)), json_html(v, 0));
         }
     }
-    page("Doctor", Nav::Doctor, None, &h)
+    h
 }
 
 /// `last_capture` as `Last capture`.
@@ -353,6 +387,32 @@ mod tests {
         assert!(compress_notice(true, "rule-based").contains("No model provider"));
         assert!(compress_notice(false, "worker off").contains("No worker"));
         assert!(compress_notice(true, "anthropic (claude)").starts_with("Woke"));
+    }
+
+    #[test]
+    fn the_doctor_page_escapes_every_finding() {
+        let hostile = "<script>alert(1)</script>";
+        let report = Report {
+            problems: vec![doctor::Problem {
+                what: hostile.into(),
+                fix: hostile.into(),
+            }],
+            notes: vec![hostile.into()],
+            checks: vec![doctor::Check {
+                name: "host_files",
+                status: Status::Fail,
+                detail: hostile.into(),
+                fix: Some(hostile.into()),
+            }],
+            ..Report::default()
+        };
+        let h = doctor_html(&report);
+        assert!(!h.contains("<script>"), "{h}");
+        assert_eq!(h.matches("&lt;script&gt;").count(), 5, "{h}");
+        assert!(
+            h.contains("<td data-label=\"Check\">Host files</td>"),
+            "{h}"
+        );
     }
 
     #[test]
