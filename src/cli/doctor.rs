@@ -279,7 +279,7 @@ fn check_semantic(paths: &Paths, r: &mut Report) {
     if paths.db.exists()
         && let Ok(store) = Store::open(paths, OpenOptions::INTERACTIVE)
     {
-        r.semantic.without_vector = crate::store::vectors::count_missing(store.conn()).ok();
+        r.semantic.without_vector = store.count_without_vector().ok();
     }
 }
 

@@ -6,9 +6,12 @@
 //! store already at the current schema costs one `PRAGMA user_version` read.
 
 pub mod compression;
+mod events;
+pub mod fact_queries;
 pub mod facts;
 pub mod jobs;
 mod memories;
+mod memory_reads;
 mod queue;
 mod rekey;
 pub mod rules;
@@ -19,6 +22,7 @@ pub mod term_counts;
 pub mod usage;
 pub mod vectors;
 
+pub use events::Record;
 pub(crate) use memories::{COLUMNS, from_row, insert_tx, touch_capture};
 pub use memories::{Inserted, MemoryFilter, content_hash};
 pub use queue::QueuedSession;
