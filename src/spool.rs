@@ -951,8 +951,8 @@ mod tests {
     }
 
     fn stored_titles(store: &Store) -> Vec<String> {
-        let mut q = store
-            .conn()
+        let conn = rusqlite::Connection::open(store.path()).unwrap();
+        let mut q = conn
             .prepare("SELECT title FROM memories ORDER BY title")
             .unwrap();
         q.query_map([], |r| r.get(0))

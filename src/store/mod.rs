@@ -107,6 +107,58 @@ impl OpenOptions {
 }
 
 /// An open store.
+///
+/// Only values that went through redaction can be written: every write takes a
+/// [`Redacted`](crate::redact::Redacted) value, which only [`Redacted::new`](crate::redact::Redacted::new) makes.
+///
+/// ```
+/// use aletheia::model::{Kind, MemoryType, NewMemory};
+/// use aletheia::redact::{Redacted, Redactor};
+/// use aletheia::store::{OpenOptions, Store};
+///
+/// let dir = tempfile::tempdir()?;
+/// let mut store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)?;
+/// let memory = NewMemory {
+///     project: "shop".into(),
+///     kind: Kind::Note,
+///     mtype: MemoryType::Note,
+///     title: "deploy key".into(),
+///     text: format!("the key is ghp_{}", "a".repeat(36)),
+///     host: "cli".into(),
+///     session_id: None,
+///     files: vec![],
+///     pinned: false,
+///     created_at: 1,
+/// };
+/// let id = store.insert(&Redacted::new(memory, &Redactor::builtin()))?.id;
+/// let stored = &store.get_many(&[id])?[0];
+/// assert!(!stored.text.contains("ghp_aaaa"), "{}", stored.text);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// A memory that skipped redaction does not compile:
+///
+/// ```compile_fail
+/// use aletheia::model::{Kind, MemoryType, NewMemory};
+/// use aletheia::store::{OpenOptions, Store};
+///
+/// let dir = tempfile::tempdir()?;
+/// let mut store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)?;
+/// let memory = NewMemory {
+///     project: "shop".into(),
+///     kind: Kind::Note,
+///     mtype: MemoryType::Note,
+///     title: "deploy key".into(),
+///     text: format!("the key is ghp_{}", "a".repeat(36)),
+///     host: "cli".into(),
+///     session_id: None,
+///     files: vec![],
+///     pinned: false,
+///     created_at: 1,
+/// };
+/// store.insert(&memory)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Store {
     conn: Connection,
     path: PathBuf,
@@ -232,6 +284,13 @@ impl Store {
             path: self.path.clone(),
             source,
         }
+    }
+
+    /// How many bytes of the file this connection may map (`PRAGMA mmap_size`).
+    pub fn map_limit(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA mmap_size", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
     }
 
     /// The schema version on disk.
