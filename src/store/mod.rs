@@ -159,6 +159,36 @@ impl OpenOptions {
 /// store.insert(&memory)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// Nor does raw SQL, through the connection or a transaction of the store's:
+///
+/// ```compile_fail
+/// use aletheia::store::{OpenOptions, Store};
+///
+/// let dir = tempfile::tempdir()?;
+/// let store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)?;
+/// store.conn().execute(
+///     "INSERT INTO memories (uid, project, kind, type, title, text, tool, created_at, content_hash)
+///      VALUES ('u', 'shop', 'note', 'note', 'key', 'ghp_unredacted', 'cli', 1, 'h')",
+///     [],
+/// )?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// ```compile_fail
+/// use aletheia::store::{OpenOptions, Store};
+///
+/// let dir = tempfile::tempdir()?;
+/// let mut store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)?;
+/// store.write(|tx| {
+///     tx.execute(
+///         "INSERT INTO memories (uid, project, kind, type, title, text, tool, created_at, content_hash)
+///          VALUES ('u', 'shop', 'note', 'note', 'key', 'ghp_unredacted', 'cli', 1, 'h')",
+///         [],
+///     )
+/// })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Store {
     conn: Connection,
     path: PathBuf,
@@ -235,8 +265,8 @@ impl Store {
         &self.path
     }
 
-    /// The underlying connection, for the recall queries.
-    pub fn conn(&self) -> &Connection {
+    /// The underlying connection, for the search queries that still run outside the store.
+    pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }
 
@@ -351,7 +381,7 @@ impl Store {
     }
 
     /// Run `f` inside one write transaction.
-    pub fn write<T>(
+    pub(crate) fn write<T>(
         &mut self,
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
