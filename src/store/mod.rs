@@ -23,10 +23,11 @@ pub mod usage;
 pub mod vectors;
 
 pub use events::Record;
-pub(crate) use memories::{COLUMNS, from_row, insert_tx, touch_capture};
+pub(crate) use memories::{COLUMNS, from_row};
+use memories::{insert_tx, touch_capture};
 pub use memories::{Inserted, MemoryFilter, content_hash};
 pub use queue::QueuedSession;
-pub(crate) use queue::enqueue_tx;
+use queue::enqueue_tx;
 
 use crate::config::Paths;
 use rusqlite::{Connection, OpenFlags};
