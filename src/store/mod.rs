@@ -24,8 +24,8 @@ pub mod vectors;
 
 pub use events::Record;
 pub(crate) use memories::{COLUMNS, from_row};
-use memories::{insert_tx, touch_capture};
 pub use memories::{Inserted, MemoryFilter, content_hash};
+use memories::{insert_tx, touch_capture};
 pub use queue::QueuedSession;
 use queue::enqueue_tx;
 

@@ -91,7 +91,7 @@ fn put(tx: &Transaction<'_>, model: &str, vectors: &[(i64, Vec<f32>)]) -> rusqli
 }
 
 /// Every vector written after `seq`, with its memory's project, in write order.
-pub fn since(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<StoredVector>> {
+fn since(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<StoredVector>> {
     let mut stmt = conn.prepare_cached(
         "SELECT v.seq, v.memory_id, m.project, v.scale, v.vector
          FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
@@ -124,6 +124,11 @@ impl Store {
     /// How many memories have no vector yet.
     pub fn count_without_vector(&self) -> Result<u64, StoreError> {
         count_missing(&self.conn).map_err(|e| self.err(e))
+    }
+
+    /// Every vector written after `seq`, with its memory's project, in write order.
+    pub fn vectors_since(&self, seq: i64) -> Result<Vec<StoredVector>, StoreError> {
+        since(&self.conn, seq).map_err(|e| self.err(e))
     }
 
     /// Store vectors of `model` for memories in one transaction, replacing any earlier one of
