@@ -4,6 +4,10 @@
 //! (durable across process crashes; a power cut may lose the last transactions, never corrupt),
 //! foreign keys on. Opening does the least it can: the hook opens a store on every event, so a
 //! store already at the current schema costs one `PRAGMA user_version` read.
+//!
+//! The statements live here, behind functions named for what they answer (`trusted_facts`,
+//! `record_event`, `memories_around`, ...), so the layers above never see SQL, and every
+//! function that writes takes [`Redacted`](crate::redact::Redacted) values.
 
 pub mod compression;
 mod events;
