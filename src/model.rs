@@ -2,7 +2,14 @@
 //!
 //! A `kind` says where a memory came from (a prompt, a tool event, a summary, a note the user
 //! saved); a `type` says what it is about (a decision, a gotcha, ...). Both are closed sets, so
-//! bad input is refused at the edge with the list of valid values.
+//! bad input is refused at the edge with the list of valid values. The other records the store
+//! returns (facts, reviews, rules) live here too, so the store and recall share one definition.
+
+mod fact;
+mod rule;
+
+pub use fact::{Fact, Review};
+pub use rule::Rule;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

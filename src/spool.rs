@@ -15,7 +15,7 @@
 use crate::config::Paths;
 use crate::model::{Kind, MemoryType, NewMemory};
 use crate::redact::{Redacted, Redactor};
-use crate::store::{Store, StoreError, enqueue_tx, insert_tx, touch_capture};
+use crate::store::{Record, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -696,7 +696,7 @@ fn drain_file(
         if i > 0 && budget.is_some_and(|b| std::time::Instant::now() >= b) {
             return Ok(false);
         }
-        let (stored, duplicates) = store.write(|tx| store_lines(tx, chunk, redactor))?;
+        let (stored, duplicates) = store.record_all(&records(chunk, redactor))?;
         report.stored += stored;
         report.duplicates += duplicates;
     }
@@ -727,50 +727,37 @@ fn drain_file(
     Ok(true)
 }
 
-/// Store parsed spool lines in one transaction; returns (stored, duplicates).
-fn store_lines(
-    tx: &rusqlite::Transaction<'_>,
-    lines: &[SpoolLine],
-    redactor: &Redactor,
-) -> rusqlite::Result<(usize, usize)> {
-    let (mut stored, mut dups) = (0, 0);
-    for line in lines {
-        match line {
-            SpoolLine::Memory { memory, at } => {
-                let m = Redacted::new(
-                    NewMemory {
-                        project: memory.project.clone(),
-                        kind: memory.kind,
-                        mtype: memory.mtype,
-                        title: memory.title.clone(),
-                        text: memory.narrative.clone(),
-                        host: memory.host.clone(),
-                        session_id: memory.session_id.clone(),
-                        files: memory.files.clone(),
-                        pinned: memory.pinned,
-                        created_at: *at,
-                    },
-                    redactor,
-                );
-                if insert_tx(tx, &m, None, false)?.new {
-                    stored += 1;
-                } else {
-                    dups += 1;
-                }
-                touch_capture(tx, &memory.host, *at)?;
-            }
+/// Parsed spool lines as the store records them. Spooled text was redacted when it was
+/// written; it passes the gate again on its way in, as everything the store writes does.
+fn records(lines: &[SpoolLine], redactor: &Redactor) -> Vec<Record> {
+    lines
+        .iter()
+        .map(|line| match line {
+            SpoolLine::Memory { memory, at } => Record::Memory(Redacted::new(
+                NewMemory {
+                    project: memory.project.clone(),
+                    kind: memory.kind,
+                    mtype: memory.mtype,
+                    title: memory.title.clone(),
+                    text: memory.narrative.clone(),
+                    host: memory.host.clone(),
+                    session_id: memory.session_id.clone(),
+                    files: memory.files.clone(),
+                    pinned: memory.pinned,
+                    created_at: *at,
+                },
+                redactor,
+            )),
             SpoolLine::Queue { queue, at } => {
                 let session = crate::store::QueuedSession {
                     project: queue.project.clone(),
                     session_id: queue.session_id.clone(),
                     host: queue.host.clone(),
                 };
-                enqueue_tx(tx, &Redacted::new(session, redactor), *at)?;
-                stored += 1;
+                Record::Queue(Redacted::new(session, redactor), *at)
             }
-        }
-    }
-    Ok((stored, dups))
+        })
+        .collect()
 }
 
 /// The rejected files beside the spools, oldest first.
@@ -952,8 +939,8 @@ mod tests {
     }
 
     fn stored_titles(store: &Store) -> Vec<String> {
-        let mut q = store
-            .conn()
+        let conn = rusqlite::Connection::open(store.path()).unwrap();
+        let mut q = conn
             .prepare("SELECT title FROM memories ORDER BY title")
             .unwrap();
         q.query_map([], |r| r.get(0))

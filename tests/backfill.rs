@@ -66,6 +66,11 @@ struct Home {
 }
 
 impl Home {
+    /// A connection of its own to the store's file, for set-up and for reading rows back.
+    fn conn(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(&self.paths.db).unwrap()
+    }
+
     fn new() -> Home {
         let dir = tempfile::tempdir().unwrap();
         let paths = Paths::within(dir.path());
@@ -103,7 +108,7 @@ impl Home {
 
     /// (project, kind, title, text, tool, session, created_at) of every memory, in id order.
     fn memories(&self) -> Vec<(String, String, String, String, String, String, i64)> {
-        let conn = self.store.conn();
+        let conn = self.conn();
         let mut stmt = conn
             .prepare(
                 "SELECT project, kind, title, text, tool, session_id, created_at
@@ -128,7 +133,7 @@ impl Home {
 
     /// (project, session, state) of every queued session.
     fn queue(&self) -> Vec<(String, String, String)> {
-        let conn = self.store.conn();
+        let conn = self.conn();
         let mut stmt = conn
             .prepare("SELECT project, session_id, state FROM session_queue ORDER BY project, id")
             .unwrap();
@@ -231,8 +236,7 @@ fn a_second_run_stores_nothing_and_leaves_compressed_sessions_alone() {
     let mut h = Home::new();
     h.backfill(entries().0, None);
     let before = h.memories();
-    h.store
-        .conn()
+    h.conn()
         .execute("UPDATE session_queue SET state = 'done'", [])
         .unwrap();
     let again = h.backfill(entries().0, None);

@@ -49,6 +49,11 @@ struct Home {
 }
 
 impl Home {
+    /// A connection of its own to the store's file, for set-up and for reading rows back.
+    fn conn(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(&self.paths.db).unwrap()
+    }
+
     fn new() -> Home {
         let dir = tempfile::tempdir().unwrap();
         // The fallback spool inside the temporary directory too, so a drain never looks at
@@ -91,7 +96,7 @@ impl Home {
     /// Every row of every table (except the full-text index, which follows `memories`), so that
     /// any change a call makes shows as a difference. Cheap: the stores here hold a dozen rows.
     fn fingerprint(&self) -> BTreeMap<String, Vec<String>> {
-        let conn = self.store.conn();
+        let conn = self.conn();
         let mut stmt = conn
             .prepare(
                 "SELECT name FROM sqlite_master WHERE type = 'table'
@@ -278,8 +283,7 @@ fn seed(h: &mut Home) -> Seed {
         &[SpoolLine::memory(&Redacted::new(spooled, &h.redactor))],
     )
     .unwrap();
-    h.store
-        .conn()
+    h.conn()
         .execute(
             "INSERT INTO memories (uid, project, kind, title, text, tool, created_at, content_hash)
              VALUES ('old-row', 'billing', 'note', 'billing old note', ?1, 'test', ?2, 'old')",
@@ -957,7 +961,6 @@ fn the_read_operations_return_the_markers_not_the_secrets() {
 
     // The audit trail has no read operation yet; its reason is read from the table.
     let reason: String = h
-        .store
         .conn()
         .query_row(
             "SELECT reason FROM audit WHERE action = 'dismiss'",
@@ -1135,7 +1138,7 @@ fn a_default_title_is_cut_after_redaction_not_before() {
         json!({ "records": [{ "project": "shop", "kind": "note", "text": format!("{text} again"), "created_at": T0 }] }),
     );
     let titles: Vec<String> = {
-        let conn = h.store.conn();
+        let conn = h.conn();
         let mut stmt = conn.prepare("SELECT title FROM memories").unwrap();
         stmt.query_map([], |r| r.get(0))
             .unwrap()
@@ -1249,9 +1252,8 @@ fn holding(dir: &Path, token: &str) -> Vec<PathBuf> {
 
 /// The projects named in every table that names one, as stored.
 fn stored_projects(h: &Home) -> Vec<String> {
-    let mut stmt = h
-        .store
-        .conn()
+    let conn = h.conn();
+    let mut stmt = conn
         .prepare(
             "SELECT project FROM memories UNION SELECT project FROM session_queue
              UNION SELECT project FROM facts UNION SELECT project FROM work_lists
@@ -1363,7 +1365,6 @@ fn a_secret_shaped_project_key_is_stored_redacted(#[case] tag: char) {
     );
     if tag == 'h' {
         let facts: i64 = h
-            .store
             .conn()
             .query_row("SELECT count(*) FROM facts", [], |r| r.get(0))
             .unwrap();
@@ -1485,8 +1486,7 @@ fn scrub_merges_projects_that_redact_to_one_key() {
     let (a, b) = (github_token('k'), github_token('m'));
     let mut h = Home::new();
     // Rows as an older version wrote them: keys in clear, the same note in both projects.
-    h.store
-        .conn()
+    h.conn()
         .execute_batch(&format!(
             "INSERT INTO memories (uid, project, kind, type, title, text, tool, files, pinned, created_at, content_hash)
                VALUES ('u1', 'acme-{a}', 'note', 'note', 'cache', 'the cache expires hourly', 'cli', '[\"a.rs\"]', 0, 1, 'h1'),
@@ -1508,7 +1508,7 @@ fn scrub_merges_projects_that_redact_to_one_key() {
     assert!(out["projects"].as_u64().unwrap() > 0, "{out}");
     let key = format!("acme-{GITHUB_MARKER}");
     assert_eq!(stored_projects(&h), vec![key.clone()]);
-    let count = |sql: &str| -> i64 { h.store.conn().query_row(sql, [], |r| r.get(0)).unwrap() };
+    let count = |sql: &str| -> i64 { h.conn().query_row(sql, [], |r| r.get(0)).unwrap() };
     assert_eq!(
         count("SELECT count(*) FROM memories"),
         2,
@@ -1519,7 +1519,6 @@ fn scrub_merges_projects_that_redact_to_one_key() {
     assert_eq!(count("SELECT count(*) FROM jobs"), 1);
     assert_eq!(count("SELECT count(*) FROM work_lists"), 1);
     let (files, pinned): (String, bool) = h
-        .store
         .conn()
         .query_row(
             "SELECT files, pinned FROM memories WHERE uid = 'u1'",
@@ -1541,13 +1540,11 @@ fn scrub_merges_projects_that_redact_to_one_key() {
         2
     );
     let items: String = h
-        .store
         .conn()
         .query_row("SELECT items FROM work_lists", [], |r| r.get(0))
         .unwrap();
     assert_eq!(items, r#"["new"]"#, "the list written last is kept");
-    h.store
-        .conn()
+    h.conn()
         .execute(
             "INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')",
             [],
@@ -1575,8 +1572,7 @@ fn scrub_merges_projects_that_redact_to_one_key() {
 fn scrub_fits_a_project_key_stored_too_long_or_with_a_control_character() {
     let mut h = Home::new();
     let long = format!("a\nb{}", "x".repeat(3_500_000));
-    h.store
-        .conn()
+    h.conn()
         .execute(
             "INSERT INTO memories (uid, project, kind, type, title, text, tool, created_at, content_hash)
              VALUES ('u1', ?1, 'note', 'note', 'cache', 'the cache expires hourly', 'cli', 1, 'h1')",

@@ -7,10 +7,7 @@ use aletheia::store::{OpenOptions, Store};
 use rusqlite::ffi;
 
 fn map_size(store: &Store) -> i64 {
-    store
-        .conn()
-        .query_row("PRAGMA mmap_size", [], |r| r.get(0))
-        .unwrap()
+    store.map_limit().unwrap()
 }
 
 #[test]

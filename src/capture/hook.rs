@@ -315,16 +315,14 @@ fn store_and_recall(
     }
     if writes {
         crate::stall::at("write");
-        store.write(|tx| {
-            super::record_tx(
-                tx,
-                &adapter.host,
-                capture,
-                memory,
-                redactor,
-                crate::time::now_ms(),
-            )
-        })?;
+        super::record(
+            &mut store,
+            &adapter.host,
+            capture,
+            memory,
+            redactor,
+            crate::time::now_ms(),
+        )?;
     }
     if capture.context {
         crate::stall::at("context");

@@ -5,7 +5,7 @@
 
 use crate::config::Paths;
 use crate::embed::{index, model::Embedder};
-use crate::store::{OpenOptions, Store, vectors};
+use crate::store::{OpenOptions, Store};
 use std::io::IsTerminal;
 
 pub fn run(json: bool) -> anyhow::Result<()> {
@@ -13,7 +13,7 @@ pub fn run(json: bool) -> anyhow::Result<()> {
     let dir = paths.model_dir();
     let embedder = Embedder::load(&dir)?;
     let mut store = Store::open(&paths, OpenOptions::INTERACTIVE)?;
-    let missing = vectors::count_missing(store.conn()).map_err(|e| store.err(e))?;
+    let missing = store.count_without_vector()?;
     let started = std::time::Instant::now();
     let bar = (std::io::stderr().is_terminal() && !json && missing > 0).then(|| {
         let bar = indicatif::ProgressBar::new(missing);

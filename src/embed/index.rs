@@ -6,7 +6,7 @@
 //! it stopped, and two runs at once only repeat a batch's work, never store a vector twice.
 
 use super::model::{EmbedError, Embedder};
-use crate::store::{Store, StoreError, vectors};
+use crate::store::{Store, StoreError};
 
 /// The name stored beside each vector, so that vectors of another model can be told apart.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
@@ -35,14 +35,14 @@ pub fn index_missing(
 ) -> Result<usize, IndexError> {
     let mut total = 0;
     loop {
-        let batch = vectors::missing(store.conn(), *after, BATCH).map_err(|e| store.err(e))?;
+        let batch = store.memories_without_vector(*after, BATCH)?;
         let Some(last) = batch.last().map(|b| b.0) else {
             break;
         };
         let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
         let vecs = embedder.embed(&texts)?;
         let pairs: Vec<(i64, Vec<f32>)> = batch.iter().map(|(id, _)| *id).zip(vecs).collect();
-        let stored = store.write(|tx| vectors::put(tx, MODEL_NAME, &pairs))?;
+        let stored = store.put_vectors(MODEL_NAME, &pairs)?;
         // Only once the batch is stored: a failed one is tried again on the next pass.
         *after = last;
         if stored == 0 {

@@ -14,7 +14,7 @@ use super::{Access, Context, OpError, Operation};
 use crate::capture::adapter::{self, HOOK_TITLE_CHARS};
 use crate::capture::transcript::{self, Entry, EntryKind};
 use crate::redact::Redacted;
-use crate::store::{QueuedSession, enqueue_tx, insert_tx};
+use crate::store::QueuedSession;
 use crate::time::Bound;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -113,41 +113,37 @@ impl Operation for Backfill {
         }
         let now = ctx.clock.now();
         let host = adapter.host.clone();
-        let queued = ctx.store.write(|tx| {
-            let mut queued: Vec<(String, String)> = Vec::new();
-            for (m, kind) in &batch {
-                if !insert_tx(tx, m, None, false)?.new {
-                    out.duplicates += 1;
-                    continue;
-                }
-                match kind {
-                    EntryKind::Prompt => out.prompts += 1,
-                    EntryKind::Summary => out.summaries += 1,
-                }
-                // The redacted session id, so the queue names the session as its memories do.
-                let m = m.get();
-                if let Some(session) = &m.session_id {
-                    let key = (m.project.clone(), session.clone());
-                    if !queued.contains(&key) {
-                        queued.push(key);
-                    }
-                }
-            }
-            // A session's hooks would have queued it at Stop; only sessions with something new
-            // are queued, so a second run does not put compressed sessions back to pending.
-            for (project, session) in &queued {
+        // A session's hooks would have queued it at Stop; the store queues only sessions with
+        // something new, so a second run does not put compressed sessions back to pending.
+        let mut records = Vec::with_capacity(batch.len());
+        let mut kinds = Vec::with_capacity(batch.len());
+        for (m, kind) in batch {
+            // The redacted session id, so the queue names the session as its memories do.
+            let session = m.get().session_id.clone().map(|session_id| {
                 let session = QueuedSession {
-                    project: project.clone(),
-                    session_id: session.clone(),
+                    project: m.get().project.clone(),
+                    session_id,
                     host: host.clone(),
                 };
-                enqueue_tx(tx, &Redacted::new(session, ctx.redactor), now)?;
+                Redacted::new(session, ctx.redactor)
+            });
+            records.push((m, session));
+            kinds.push(kind);
+        }
+        let new = ctx.store.backfill(&records, now)?;
+        for (((m, _), kind), new) in records.iter().zip(kinds).zip(new) {
+            if !new {
+                out.duplicates += 1;
+                continue;
             }
-            Ok(queued)
-        })?;
-        for (_, session) in queued {
-            if !out.sessions.contains(&session) {
-                out.sessions.push(session);
+            match kind {
+                EntryKind::Prompt => out.prompts += 1,
+                EntryKind::Summary => out.summaries += 1,
+            }
+            if let Some(session) = &m.get().session_id
+                && !out.sessions.contains(session)
+            {
+                out.sessions.push(session.clone());
             }
         }
         Ok(out)

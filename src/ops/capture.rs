@@ -2,7 +2,7 @@
 //!
 //! `POST /v1/events` lets a host or a script that cannot run a command hand an event to the
 //! server instead. It goes through the same adapter, redaction, title cut and dedupe as
-//! `aletheia hook <tool> <event>` (and [`crate::capture::record_tx`] writes it), so an event
+//! `aletheia hook <tool> <event>` (and [`crate::capture::record`] writes it), so an event
 //! sent both ways is stored once. The hook itself does not call this: its path has a deadline
 //! and a spool that a server request does not need.
 
@@ -92,16 +92,14 @@ impl Operation for CaptureEvent {
             .memory
             .take()
             .map(|m| Redacted::new(m, ctx.redactor).with_title_cut(adapter::HOOK_TITLE_CHARS));
-        let inserted = ctx.store.write(|tx| {
-            crate::capture::record_tx(
-                tx,
-                &adapter.host,
-                &capture,
-                memory.as_ref(),
-                ctx.redactor,
-                now,
-            )
-        })?;
+        let inserted = crate::capture::record(
+            ctx.store,
+            &adapter.host,
+            &capture,
+            memory.as_ref(),
+            ctx.redactor,
+            now,
+        )?;
         out.memory_id = inserted.as_ref().map(|i| i.id);
         out.new = inserted.is_some_and(|i| i.new);
         out.queued = capture.queue && capture.session_id.is_some();

@@ -8,9 +8,8 @@
 
 use super::wrap::{neutralise, wrap};
 use crate::model::{Kind, Memory, MemoryType};
-use crate::store::{COLUMNS, Store, StoreError, from_row};
+use crate::store::{Store, StoreError};
 use crate::time::Clock;
-use rusqlite::params;
 use std::collections::HashSet;
 
 /// The block's size cap, in characters.
@@ -45,16 +44,6 @@ impl ContextOptions {
     }
 }
 
-fn memories(
-    store: &Store,
-    sql: &str,
-    args: impl rusqlite::Params,
-) -> Result<Vec<Memory>, StoreError> {
-    let mut stmt = store.conn().prepare_cached(sql).map_err(|e| store.err(e))?;
-    let rows = stmt.query_map(args, from_row).map_err(|e| store.err(e))?;
-    rows.collect::<Result<_, _>>().map_err(|e| store.err(e))
-}
-
 /// One line of the block for a memory.
 fn line(m: &Memory, with_date: bool, clock: &Clock) -> String {
     let title = m.title.replace('\n', " ");
@@ -72,19 +61,13 @@ fn compressed_summary(
     store: &Store,
     session: &[&Memory],
 ) -> Result<Option<(i64, i64)>, StoreError> {
-    let mut stmt = store
-        .conn()
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM episodes WHERE memory_id = ?1)")
-        .map_err(|e| store.err(e))?;
-    for m in session.iter().filter(|m| m.kind == Kind::Summary) {
-        if stmt
-            .query_row([m.id], |r| r.get(0))
-            .map_err(|e| store.err(e))?
-        {
-            return Ok(Some((m.id, m.created_at)));
-        }
-    }
-    Ok(None)
+    let summaries = || session.iter().filter(|m| m.kind == Kind::Summary);
+    let Some(id) = store.first_with_episode(summaries().map(|m| m.id))? else {
+        return Ok(None);
+    };
+    Ok(summaries()
+        .find(|m| m.id == id)
+        .map(|m| (m.id, m.created_at)))
 }
 
 /// A generated session summary on one line: its facts, `; ` apart.
@@ -115,14 +98,7 @@ pub fn build(store: &Store, opts: &ContextOptions, clock: &Clock) -> Result<Stri
     let mut shown: HashSet<i64> = HashSet::new();
     let mut sections = Vec::new();
 
-    let pinned = memories(
-        store,
-        &format!(
-            "SELECT {COLUMNS} FROM memories INDEXED BY memories_pinned WHERE project = ?1 AND pinned = 1 AND dismissed = 0
-             ORDER BY created_at DESC, id DESC LIMIT 30"
-        ),
-        params![project],
-    )?;
+    let pinned = store.pinned_memories(project)?;
     sections.push(Section {
         title: "## Pinned".into(),
         lines: pinned
@@ -135,14 +111,7 @@ pub fn build(store: &Store, opts: &ContextOptions, clock: &Clock) -> Result<Stri
     // One bounded walk back through the project's newest memories feeds both the last session
     // and the recent list, so a store of any size costs the same. Tool events are raw and many;
     // the block lists what people said, concluded and decided.
-    let window = memories(
-        store,
-        &format!(
-            "SELECT {COLUMNS} FROM memories WHERE project = ?1 AND dismissed = 0 AND kind != 'event'
-             ORDER BY created_at DESC, id DESC LIMIT ?2"
-        ),
-        params![project, WINDOW as i64],
-    )?;
+    let window = store.newest_told(project, WINDOW)?;
     let last_session = window
         .iter()
         .find(|m| m.session_id.is_some() && matches!(m.kind, Kind::Prompt | Kind::Summary))
@@ -198,7 +167,7 @@ pub fn build(store: &Store, opts: &ContextOptions, clock: &Clock) -> Result<Stri
         });
     }
 
-    let facts = super::facts::active_for_context(store, project, MAX_FACTS)?;
+    let facts = store.trusted_facts(project, MAX_FACTS)?;
     sections.push(Section {
         title: "## Facts".into(),
         lines: facts
@@ -427,8 +396,9 @@ mod tests {
 
     #[test]
     fn facts_follow_auto_mode_and_rules_are_listed() {
-        let (_d, s) = store();
-        s.conn()
+        let (d, s) = store();
+        rusqlite::Connection::open(d.path().join("hub.db"))
+            .unwrap()
             .execute_batch(
                 "INSERT INTO facts (project, subject, predicate, object, confidence, source, valid_from, created_at) VALUES
                    ('shop', 'shop service', 'uses', 'SQLite', 0.45, 'rules', 1, 1),

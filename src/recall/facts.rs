@@ -1,32 +1,15 @@
-//! Facts as recall sees them: the ones worth showing at session start, the ones a search
-//! matches, the history of one subject, and the pairs that wait for the user's review.
+//! Facts as recall sees them: a fact's line in a block or a list, and the questions recall
+//! asks about facts (a search's matches, one subject's history, the pairs that wait for the
+//! user's review), answered by the store.
 //!
 //! Facts come from compressing finished sessions; a newer fact with the same subject and
 //! predicate closes the older one (`valid_to`, and `superseded_at` for when the store learned
 //! it), which stays as history. Two that start at the same moment wait in a review instead
 //! (see `store::facts`).
 
+pub use crate::model::{Fact, Review};
+pub use crate::store::fact_queries::HistoryQuery;
 use crate::store::{Store, StoreError};
-use rusqlite::params;
-
-/// One fact.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Fact {
-    pub id: i64,
-    pub project: String,
-    pub subject: String,
-    pub predicate: String,
-    pub object: String,
-    pub confidence: f64,
-    pub source: String,
-    pub memory_id: Option<i64>,
-    pub valid_from: i64,
-    pub valid_to: Option<i64>,
-    /// When the store learned it (epoch milliseconds).
-    pub recorded_at: i64,
-    /// When the store replaced it with another fact; `None` while nothing has.
-    pub superseded_at: Option<i64>,
-}
 
 impl Fact {
     /// `subject predicate object (confidence 0.80, since 2026-10-29)`, dates in the clock's
@@ -52,50 +35,6 @@ impl Fact {
     }
 }
 
-const COLUMNS: &str = "f.id, f.project, f.subject, f.predicate, f.object, f.confidence, f.source, f.memory_id, f.valid_from, f.valid_to, f.created_at, f.superseded_at";
-
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Fact> {
-    Ok(Fact {
-        id: r.get(0)?,
-        project: r.get(1)?,
-        subject: r.get(2)?,
-        predicate: r.get(3)?,
-        object: r.get(4)?,
-        confidence: r.get(5)?,
-        source: r.get(6)?,
-        memory_id: r.get(7)?,
-        valid_from: r.get(8)?,
-        valid_to: r.get(9)?,
-        recorded_at: r.get(10)?,
-        superseded_at: r.get(11)?,
-    })
-}
-
-fn query(store: &Store, sql: &str, args: impl rusqlite::Params) -> Result<Vec<Fact>, StoreError> {
-    let mut stmt = store.conn().prepare_cached(sql).map_err(|e| store.err(e))?;
-    let rows = stmt.query_map(args, from_row).map_err(|e| store.err(e))?;
-    rows.collect::<Result<_, _>>().map_err(|e| store.err(e))
-}
-
-/// The facts the session-start block lists in auto mode: current, not dismissed, and either
-/// extracted by a model provider, held with confidence 0.6 or more, or tied to a pinned memory.
-pub fn active_for_context(
-    store: &Store,
-    project: &str,
-    limit: usize,
-) -> Result<Vec<Fact>, StoreError> {
-    query(
-        store,
-        &format!(
-            "SELECT {COLUMNS} FROM facts f LEFT JOIN memories m ON m.id = f.memory_id
-             WHERE f.project = ?1 AND f.valid_to IS NULL AND f.dismissed = 0
-               AND (f.source != 'rules' OR f.confidence >= 0.6 OR m.pinned = 1)
-             ORDER BY f.confidence DESC, f.valid_from DESC LIMIT ?2"
-        ),
-        params![project, limit as i64],
-    )
-}
-
 /// Current facts whose subject or object contains one of `terms`, best first.
 pub fn matching(
     store: &Store,
@@ -103,126 +42,18 @@ pub fn matching(
     project: Option<&str>,
     limit: usize,
 ) -> Result<Vec<Fact>, StoreError> {
-    if terms.is_empty() {
-        return Ok(vec![]);
-    }
-    // `instr` on lowered text, not `LIKE '%term%'`: the same ASCII-case-blind substring test,
-    // but a bound LIKE pattern makes SQLite prepare the statement again for every new value.
-    let likes: Vec<String> = terms.iter().map(|t| t.to_ascii_lowercase()).collect();
-    let cond = (0..likes.len())
-        .map(|i| {
-            format!(
-                "(instr(lower(f.subject), ?{n}) > 0 OR instr(lower(f.object), ?{n}) > 0)",
-                n = i + 3
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" OR ");
-    let sql = format!(
-        "SELECT {COLUMNS} FROM facts f WHERE f.valid_to IS NULL AND f.dismissed = 0
-           AND (?1 IS NULL OR f.project = ?1) AND ({cond})
-         ORDER BY f.confidence DESC LIMIT ?2"
-    );
-    let mut args: Vec<rusqlite::types::Value> = vec![
-        project
-            .map(|p| p.to_owned().into())
-            .unwrap_or(rusqlite::types::Value::Null),
-        (limit as i64).into(),
-    ];
-    args.extend(likes.into_iter().map(Into::into));
-    query(store, &sql, rusqlite::params_from_iter(args))
-}
-
-/// Facts tied to a memory (for observations).
-pub fn for_memory(store: &Store, memory_id: i64) -> Result<Vec<Fact>, StoreError> {
-    query(
-        store,
-        &format!(
-            "SELECT {COLUMNS} FROM facts f WHERE f.memory_id = ?1 AND f.dismissed = 0 ORDER BY f.valid_from"
-        ),
-        params![memory_id],
-    )
-}
-
-/// What `fact_history` asks for.
-#[derive(Debug, Clone, Default)]
-pub struct HistoryQuery {
-    pub subject: String,
-    pub project: Option<String>,
-    pub predicate: Option<String>,
-    /// Facts valid at this instant (takes priority over `include_superseded`).
-    pub as_of: Option<i64>,
-    pub include_superseded: bool,
+    store.facts_mentioning(terms, project, limit)
 }
 
 /// How the facts about one subject changed: current facts only by default, every version with
 /// `include_superseded`, or those valid at `as_of`. Oldest first.
 pub fn history(store: &Store, q: &HistoryQuery) -> Result<Vec<Fact>, StoreError> {
-    let validity = if q.as_of.is_some() {
-        "f.valid_from <= ?4 AND (f.valid_to IS NULL OR f.valid_to > ?4)"
-    } else if q.include_superseded {
-        "?4 IS NULL"
-    } else {
-        "?4 IS NULL AND f.valid_to IS NULL"
-    };
-    query(
-        store,
-        &format!(
-            "SELECT {COLUMNS} FROM facts f WHERE f.subject = ?1 COLLATE NOCASE AND f.dismissed = 0
-               AND (?2 IS NULL OR f.project = ?2) AND (?3 IS NULL OR f.predicate = ?3 COLLATE NOCASE)
-               AND {validity}
-             ORDER BY f.valid_from, f.id"
-        ),
-        params![q.subject, q.project, q.predicate, q.as_of],
-    )
-}
-
-/// Two facts about one subject and predicate that started at the same moment, waiting for the
-/// user to keep one.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Review {
-    pub id: i64,
-    pub project: String,
-    /// When the second fact arrived (epoch milliseconds).
-    pub created_at: i64,
-    /// The two facts, the one stored first first.
-    pub facts: Vec<Fact>,
+    store.fact_history(q)
 }
 
 /// The open reviews, in `project` or every project, oldest first.
 pub fn open_reviews(store: &Store, project: Option<&str>) -> Result<Vec<Review>, StoreError> {
-    let heads: Vec<(i64, String, i64, i64, i64)> = {
-        let mut stmt = store
-            .conn()
-            .prepare_cached(
-                "SELECT id, project, created_at, fact_a, fact_b FROM fact_reviews
-                 WHERE state = 'open' AND (?1 IS NULL OR project = ?1) ORDER BY created_at, id",
-            )
-            .map_err(|e| store.err(e))?;
-        let rows = stmt
-            .query_map(params![project], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })
-            .map_err(|e| store.err(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| store.err(e))?
-    };
-    heads
-        .into_iter()
-        .map(|(id, project, created_at, a, b)| {
-            // By id, dismissed or not: a review shows both sides until the user settles it.
-            let facts = query(
-                store,
-                &format!("SELECT {COLUMNS} FROM facts f WHERE f.id IN (?1, ?2) ORDER BY f.id"),
-                params![a, b],
-            )?;
-            Ok(Review {
-                id,
-                project,
-                created_at,
-                facts,
-            })
-        })
-        .collect()
+    store.open_fact_reviews(project)
 }
 
 #[cfg(test)]
@@ -233,8 +64,10 @@ mod tests {
     #[test]
     fn history_shows_current_superseded_and_as_of() {
         let dir = tempfile::tempdir().unwrap();
-        let s = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
-        s.conn()
+        let db = dir.path().join("hub.db");
+        let s = Store::open_path(&db, OpenOptions::INTERACTIVE).unwrap();
+        rusqlite::Connection::open(&db)
+            .unwrap()
             .execute_batch(
                 "INSERT INTO facts (id, project, subject, predicate, object, confidence, valid_from, valid_to, created_at) VALUES
                    (1, 'shop', 'cache', 'ttl', '30 s', 0.8, 100, 200, 100),

@@ -1,6 +1,6 @@
 //! Observations: the full record of memories by id, with the facts drawn from each.
 
-use super::facts::{self, Fact};
+use super::facts::Fact;
 use crate::model::Memory;
 use crate::store::{Store, StoreError};
 
@@ -23,7 +23,7 @@ pub fn fetch(store: &Store, ids: &[i64]) -> Result<Vec<Observation>, StoreError>
     found
         .into_iter()
         .map(|memory| {
-            let facts = facts::for_memory(store, memory.id)?;
+            let facts = store.facts_of_memory(memory.id)?;
             let episode = store.episode(memory.id)?;
             Ok(Observation {
                 memory,

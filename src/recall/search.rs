@@ -387,7 +387,7 @@ pub fn hybrid(
     )?;
     // If the model fails on this text, the words alone answer, as without a model.
     let nearest = semantic
-        .nearest(store.conn(), text, q.project.as_deref(), 2 * depth)
+        .nearest(store, text, q.project.as_deref(), 2 * depth)
         .unwrap_or_default();
     let ids: Vec<i64> = nearest.iter().map(|n| n.0).collect();
     let rows = store.get_many(&ids)?;

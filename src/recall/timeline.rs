@@ -2,8 +2,7 @@
 
 use super::search::{SearchQuery, search};
 use crate::model::Memory;
-use crate::store::{COLUMNS, Store, StoreError, from_row};
-use rusqlite::params;
+use crate::store::{Store, StoreError};
 
 /// What to anchor on and how far to look.
 #[derive(Debug, Clone, Default)]
@@ -47,34 +46,8 @@ pub fn timeline(store: &Store, q: &TimelineQuery) -> Result<Option<Timeline>, St
     let Some(anchor) = anchor else {
         return Ok(None);
     };
-    let side = |sql: &str, n: usize| -> Result<Vec<Memory>, StoreError> {
-        let mut stmt = store.conn().prepare_cached(sql).map_err(|e| store.err(e))?;
-        let rows = stmt
-            .query_map(
-                params![anchor.created_at, anchor.id, q.project, n as i64],
-                from_row,
-            )
-            .map_err(|e| store.err(e))?;
-        rows.collect::<Result<Vec<_>, _>>()
-            .map_err(|e| store.err(e))
-    };
-    let mut before = side(
-        &format!(
-            "SELECT {COLUMNS} FROM memories WHERE dismissed = 0 AND (?3 IS NULL OR project = ?3)
-               AND (created_at < ?1 OR (created_at = ?1 AND id < ?2))
-             ORDER BY created_at DESC, id DESC LIMIT ?4"
-        ),
-        q.before,
-    )?;
-    let after = side(
-        &format!(
-            "SELECT {COLUMNS} FROM memories WHERE dismissed = 0 AND (?3 IS NULL OR project = ?3)
-               AND (created_at > ?1 OR (created_at = ?1 AND id > ?2))
-             ORDER BY created_at, id LIMIT ?4"
-        ),
-        q.after,
-    )?;
-    before.reverse();
+    let (mut before, after) =
+        store.memories_around(&anchor, q.project.as_deref(), q.before, q.after)?;
     let id = anchor.id;
     before.push(anchor);
     before.extend(after);

@@ -116,7 +116,7 @@ impl Store {
 }
 
 /// Which of `ids` are dismissed now (the user may dismiss a source while its job runs).
-pub fn dismissed_among(tx: &Transaction<'_>, ids: &[i64]) -> rusqlite::Result<HashSet<i64>> {
+pub(crate) fn dismissed_among(tx: &Transaction<'_>, ids: &[i64]) -> rusqlite::Result<HashSet<i64>> {
     let mut stmt = tx.prepare_cached("SELECT dismissed FROM memories WHERE id = ?1")?;
     let mut out = HashSet::new();
     for &id in ids {
@@ -131,7 +131,7 @@ pub fn dismissed_among(tx: &Transaction<'_>, ids: &[i64]) -> rusqlite::Result<Ha
 
 /// Mark memories as read by `job_id`; returns those that were not marked before (a memory
 /// read by a job that lost its lease is not read again).
-pub fn mark_extracted(
+pub(crate) fn mark_extracted(
     tx: &Transaction<'_>,
     ids: &[i64],
     job_id: i64,
@@ -155,7 +155,7 @@ pub fn mark_extracted(
 /// The row keeps its content hash, the dedupe key of the message it was stored for: the same
 /// message arriving again (a replayed spool line, the same last message) is still recognised as
 /// this row, and two sessions with the same generated summary never clash on that key.
-pub fn replace_summary(
+pub(crate) fn replace_summary(
     tx: &Transaction<'_>,
     memory_id: i64,
     title: &str,
@@ -176,7 +176,7 @@ pub fn replace_summary(
 /// Write the project's summary: the one row whose title starts with [`PROJECT_SUMMARY`],
 /// updated in place, else inserted. It is marked extracted, so no job reads it as a source.
 /// Returns its id.
-pub fn upsert_project_summary(
+pub(crate) fn upsert_project_summary(
     tx: &Transaction<'_>,
     m: &Redacted<NewMemory>,
     job_id: i64,
@@ -218,7 +218,7 @@ pub fn upsert_project_summary(
 
 /// Dismiss `id` as a near-duplicate of `into`, with the similarity in the audit trail. A pinned
 /// memory is never merged away: the user asked for it to stay in view.
-pub fn merge_into(
+pub(crate) fn merge_into(
     tx: &Transaction<'_>,
     id: i64,
     into: i64,
@@ -245,7 +245,7 @@ pub fn merge_into(
 }
 
 /// The current facts a summary lists: best first.
-pub fn summary_facts(
+pub(crate) fn summary_facts(
     tx: &Transaction<'_>,
     project: &str,
     limit: usize,

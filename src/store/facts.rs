@@ -1,7 +1,7 @@
 //! Writing facts, and settling the facts that disagree. Facts come from compressing finished
 //! sessions; their subject, predicate and object are drawn from text people and models wrote,
-//! so they pass the redaction gate like every other stored type. Reading them is recall's job
-//! (`recall::facts`).
+//! so they pass the redaction gate like every other stored type. Reading them is
+//! [`super::fact_queries`]'s job.
 //!
 //! Facts are bi-temporal: `valid_from`/`valid_to` say when a fact held in the world,
 //! `created_at`/`superseded_at` when the store learned it and when it replaced it. A new fact is
@@ -20,7 +20,6 @@
 
 use super::state::AuditEntry;
 use super::{Store, StoreError};
-use crate::recall::facts::Fact;
 use crate::redact::{Redact, Redacted, Redactor};
 use rusqlite::{Transaction, params};
 
@@ -406,57 +405,6 @@ impl Store {
                 reviews,
             }))
         })
-    }
-
-    /// Up to `limit` facts, newest first (by when they started to hold), each with its
-    /// dismissed flag: of one project or every one, whose subject contains `subject`
-    /// (case-insensitive) when given, and only the current ones (not closed, not dismissed)
-    /// unless `include_superseded`.
-    pub fn list_facts(
-        &self,
-        project: Option<&str>,
-        subject: Option<&str>,
-        include_superseded: bool,
-        limit: usize,
-    ) -> Result<Vec<(Fact, bool)>, StoreError> {
-        let current = if include_superseded {
-            "1"
-        } else {
-            "valid_to IS NULL AND dismissed = 0"
-        };
-        let mut stmt = self
-            .conn()
-            .prepare_cached(&format!(
-                "SELECT id, project, subject, predicate, object, confidence, source, memory_id,
-                        valid_from, valid_to, created_at, superseded_at, dismissed
-                 FROM facts
-                 WHERE (?1 IS NULL OR project = ?1) AND (?2 IS NULL OR instr(lower(subject), lower(?2)) > 0)
-                   AND {current}
-                 ORDER BY valid_from DESC, id DESC LIMIT ?3"
-            ))
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![project, subject, limit as i64], |r| {
-                Ok((
-                    Fact {
-                        id: r.get(0)?,
-                        project: r.get(1)?,
-                        subject: r.get(2)?,
-                        predicate: r.get(3)?,
-                        object: r.get(4)?,
-                        confidence: r.get(5)?,
-                        source: r.get(6)?,
-                        memory_id: r.get(7)?,
-                        valid_from: r.get(8)?,
-                        valid_to: r.get(9)?,
-                        recorded_at: r.get(10)?,
-                        superseded_at: r.get(11)?,
-                    },
-                    r.get(12)?,
-                ))
-            })
-            .map_err(|e| self.err(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 }
 

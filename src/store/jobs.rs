@@ -261,7 +261,7 @@ impl Store {
 
     /// Run `write` and mark the job done in one transaction, only while the lease is still
     /// this worker's. Returns `None` (and writes nothing) when the lease was lost.
-    pub fn finish_job<T>(
+    pub(crate) fn finish_job<T>(
         &mut self,
         job: &Job,
         now: i64,

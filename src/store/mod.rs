@@ -4,12 +4,19 @@
 //! (durable across process crashes; a power cut may lose the last transactions, never corrupt),
 //! foreign keys on. Opening does the least it can: the hook opens a store on every event, so a
 //! store already at the current schema costs one `PRAGMA user_version` read.
+//!
+//! The statements live here, behind functions named for what they answer (`trusted_facts`,
+//! `record_event`, `memories_around`, ...), so the layers above never see SQL, and every
+//! function that writes takes [`Redacted`](crate::redact::Redacted) values.
 
 pub mod compression;
+mod events;
+pub mod fact_queries;
 pub mod facts;
 mod health;
 pub mod jobs;
 mod memories;
+mod memory_reads;
 mod queue;
 mod rekey;
 pub mod rules;
@@ -20,10 +27,12 @@ pub mod term_counts;
 pub mod usage;
 pub mod vectors;
 
-pub(crate) use memories::{COLUMNS, from_row, insert_tx, touch_capture};
+pub use events::Record;
+pub(crate) use memories::{COLUMNS, from_row};
 pub use memories::{Inserted, MemoryFilter, content_hash};
+use memories::{insert_tx, touch_capture};
 pub use queue::QueuedSession;
-pub(crate) use queue::enqueue_tx;
+use queue::enqueue_tx;
 
 use crate::config::Paths;
 use rusqlite::{Connection, OpenFlags};
@@ -104,6 +113,88 @@ impl OpenOptions {
 }
 
 /// An open store.
+///
+/// Only values that went through redaction can be written: every write takes a
+/// [`Redacted`](crate::redact::Redacted) value, which only [`Redacted::new`](crate::redact::Redacted::new) makes.
+///
+/// ```
+/// use aletheia::model::{Kind, MemoryType, NewMemory};
+/// use aletheia::redact::{Redacted, Redactor};
+/// use aletheia::store::{OpenOptions, Store};
+///
+/// let dir = tempfile::tempdir()?;
+/// let mut store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)?;
+/// let memory = NewMemory {
+///     project: "shop".into(),
+///     kind: Kind::Note,
+///     mtype: MemoryType::Note,
+///     title: "deploy key".into(),
+///     text: format!("the key is ghp_{}", "a".repeat(36)),
+///     host: "cli".into(),
+///     session_id: None,
+///     files: vec![],
+///     pinned: false,
+///     created_at: 1,
+/// };
+/// let id = store.insert(&Redacted::new(memory, &Redactor::builtin()))?.id;
+/// let stored = &store.get_many(&[id])?[0];
+/// assert!(!stored.text.contains("ghp_aaaa"), "{}", stored.text);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// A memory that skipped redaction does not compile:
+///
+/// ```compile_fail
+/// use aletheia::model::{Kind, MemoryType, NewMemory};
+/// use aletheia::store::{OpenOptions, Store};
+///
+/// let dir = tempfile::tempdir()?;
+/// let mut store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)?;
+/// let memory = NewMemory {
+///     project: "shop".into(),
+///     kind: Kind::Note,
+///     mtype: MemoryType::Note,
+///     title: "deploy key".into(),
+///     text: format!("the key is ghp_{}", "a".repeat(36)),
+///     host: "cli".into(),
+///     session_id: None,
+///     files: vec![],
+///     pinned: false,
+///     created_at: 1,
+/// };
+/// store.insert(&memory)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Nor does raw SQL, through the connection or a transaction of the store's:
+///
+/// ```compile_fail
+/// use aletheia::store::{OpenOptions, Store};
+///
+/// let dir = tempfile::tempdir()?;
+/// let store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)?;
+/// store.conn().execute(
+///     "INSERT INTO memories (uid, project, kind, type, title, text, tool, created_at, content_hash)
+///      VALUES ('u', 'shop', 'note', 'note', 'key', 'ghp_unredacted', 'cli', 1, 'h')",
+///     [],
+/// )?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// ```compile_fail
+/// use aletheia::store::{OpenOptions, Store};
+///
+/// let dir = tempfile::tempdir()?;
+/// let mut store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)?;
+/// store.write(|tx| {
+///     tx.execute(
+///         "INSERT INTO memories (uid, project, kind, type, title, text, tool, created_at, content_hash)
+///          VALUES ('u', 'shop', 'note', 'note', 'key', 'ghp_unredacted', 'cli', 1, 'h')",
+///         [],
+///     )
+/// })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Store {
     conn: Connection,
     path: PathBuf,
@@ -180,8 +271,8 @@ impl Store {
         &self.path
     }
 
-    /// The underlying connection, for the recall queries.
-    pub fn conn(&self) -> &Connection {
+    /// The underlying connection, for the search queries that still run outside the store.
+    pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }
 
@@ -229,6 +320,13 @@ impl Store {
             path: self.path.clone(),
             source,
         }
+    }
+
+    /// How many bytes of the file this connection may map (`PRAGMA mmap_size`).
+    pub fn map_limit(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA mmap_size", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
     }
 
     /// The schema version on disk.
@@ -289,7 +387,7 @@ impl Store {
     }
 
     /// Run `f` inside one write transaction.
-    pub fn write<T>(
+    pub(crate) fn write<T>(
         &mut self,
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {

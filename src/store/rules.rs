@@ -2,7 +2,7 @@
 //! start. An identical rule (same situation, text and scope) is stored once.
 
 use super::{Store, StoreError};
-use crate::recall::rules::Rule;
+use crate::model::Rule;
 use crate::redact::{Redact, Redacted, Redactor};
 use rusqlite::{OptionalExtension, params};
 
@@ -47,6 +47,25 @@ pub fn rule_id(r: &NewRule) -> String {
     format!("r_{}", &hash[..10])
 }
 
+/// The columns [`rule_from_row`] reads, in its order.
+const RULE_COLUMNS: &str =
+    "id, when_text, then_text, scope_tier, scope_name, source, recheck, created_at, confirmed_at";
+
+/// Map a row selected with [`RULE_COLUMNS`] first.
+fn rule_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Rule> {
+    Ok(Rule {
+        id: r.get(0)?,
+        when: r.get(1)?,
+        then: r.get(2)?,
+        scope_tier: r.get(3)?,
+        scope_name: r.get(4)?,
+        source: r.get(5)?,
+        recheck: r.get(6)?,
+        created_at: r.get(7)?,
+        confirmed_at: r.get(8)?,
+    })
+}
+
 impl Store {
     /// Add a rule; returns its id and whether it is new.
     pub fn add_rule(
@@ -78,7 +97,7 @@ impl Store {
 
     /// A rule's scope tier and name, or `None` when there is no such rule.
     pub fn rule_scope(&self, id: &str) -> Result<Option<(String, String)>, StoreError> {
-        self.conn()
+        self.conn
             .query_row(
                 "SELECT scope_tier, scope_name FROM rules WHERE id = ?1",
                 [id],
@@ -98,34 +117,36 @@ impl Store {
         })
     }
 
+    /// The enabled rules, oldest first. With a project: those for everywhere, for that project,
+    /// and for situations (which apply wherever the situation arises).
+    pub fn enabled_rules(&self, project: Option<&str>) -> Result<Vec<Rule>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {RULE_COLUMNS} FROM rules WHERE enabled = 1
+                   AND (?1 IS NULL OR scope_tier != 'project' OR scope_name = ?1)
+                 ORDER BY created_at, id"
+            ))
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([project], rule_from_row)
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
     /// Every rule, enabled or not, oldest first, each with its enabled flag. With a project:
     /// those for everywhere, for that project, and for situations.
     pub fn all_rules(&self, project: Option<&str>) -> Result<Vec<(Rule, bool)>, StoreError> {
         let mut stmt = self
-            .conn()
-            .prepare_cached(
-                "SELECT id, when_text, then_text, scope_tier, scope_name, source, recheck, created_at, confirmed_at, enabled
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {RULE_COLUMNS}, enabled
                  FROM rules WHERE (?1 IS NULL OR scope_tier != 'project' OR scope_name = ?1)
-                 ORDER BY created_at, id",
-            )
+                 ORDER BY created_at, id"
+            ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([project], |r| {
-                Ok((
-                    Rule {
-                        id: r.get(0)?,
-                        when: r.get(1)?,
-                        then: r.get(2)?,
-                        scope_tier: r.get(3)?,
-                        scope_name: r.get(4)?,
-                        source: r.get(5)?,
-                        recheck: r.get(6)?,
-                        created_at: r.get(7)?,
-                        confirmed_at: r.get(8)?,
-                    },
-                    r.get(9)?,
-                ))
-            })
+            .query_map([project], |r| Ok((rule_from_row(r)?, r.get(9)?)))
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }

@@ -7,6 +7,7 @@
 //! vectors in memory reads only what is new since its last look. The vectors are derived from
 //! memories already redacted, and are removed with them.
 
+use super::{Store, StoreError};
 use rusqlite::{Connection, Transaction, params};
 
 /// One stored vector.
@@ -40,11 +41,7 @@ pub fn quantise(v: &[f32]) -> (f32, Vec<i8>) {
 /// Memories with an id above `after` that have no vector yet, in id order: the text to embed
 /// for each, title then text. Dismissed memories get one too, so that a restored memory is
 /// found by meaning at once and a caller can keep `after` as a watermark: ids only grow.
-pub fn missing(
-    conn: &Connection,
-    after: i64,
-    limit: usize,
-) -> rusqlite::Result<Vec<(i64, String)>> {
+fn missing(conn: &Connection, after: i64, limit: usize) -> rusqlite::Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT m.id, m.title, m.text FROM memories m
          WHERE m.id > ?1 AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)
@@ -67,7 +64,7 @@ pub fn missing(
 }
 
 /// How many memories have no vector yet.
-pub fn count_missing(conn: &Connection) -> rusqlite::Result<u64> {
+fn count_missing(conn: &Connection) -> rusqlite::Result<u64> {
     conn.query_row(
         "SELECT count(*) FROM memories m
          WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)",
@@ -79,11 +76,7 @@ pub fn count_missing(conn: &Connection) -> rusqlite::Result<u64> {
 
 /// Store vectors for memories (replacing any earlier one of the same memory). A memory deleted
 /// meanwhile is skipped.
-pub fn put(
-    tx: &Transaction<'_>,
-    model: &str,
-    vectors: &[(i64, Vec<f32>)],
-) -> rusqlite::Result<usize> {
+fn put(tx: &Transaction<'_>, model: &str, vectors: &[(i64, Vec<f32>)]) -> rusqlite::Result<usize> {
     let mut stmt = tx.prepare_cached(
         "INSERT OR REPLACE INTO memory_vectors (memory_id, model, scale, vector)
          SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?1)",
@@ -98,7 +91,7 @@ pub fn put(
 }
 
 /// Every vector written after `seq`, with its memory's project, in write order.
-pub fn since(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<StoredVector>> {
+fn since(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<StoredVector>> {
     let mut stmt = conn.prepare_cached(
         "SELECT v.seq, v.memory_id, m.project, v.scale, v.vector
          FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
@@ -115,6 +108,38 @@ pub fn since(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<StoredVector>>
         })
     })?
     .collect()
+}
+
+impl Store {
+    /// Up to `limit` memories with an id above `after` that have no vector yet, in id order,
+    /// each with the text to embed (see [`missing`]).
+    pub fn memories_without_vector(
+        &self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<(i64, String)>, StoreError> {
+        missing(&self.conn, after, limit).map_err(|e| self.err(e))
+    }
+
+    /// How many memories have no vector yet.
+    pub fn count_without_vector(&self) -> Result<u64, StoreError> {
+        count_missing(&self.conn).map_err(|e| self.err(e))
+    }
+
+    /// Every vector written after `seq`, with its memory's project, in write order.
+    pub fn vectors_since(&self, seq: i64) -> Result<Vec<StoredVector>, StoreError> {
+        since(&self.conn, seq).map_err(|e| self.err(e))
+    }
+
+    /// Store vectors of `model` for memories in one transaction, replacing any earlier one of
+    /// the same memory; a memory deleted meanwhile is skipped. Returns how many were stored.
+    pub fn put_vectors(
+        &mut self,
+        model: &str,
+        vectors: &[(i64, Vec<f32>)],
+    ) -> Result<usize, StoreError> {
+        self.write(|tx| put(tx, model, vectors))
+    }
 }
 
 #[cfg(test)]
