@@ -3,12 +3,11 @@
 //! Brute force rather than an approximate index (or the sqlite-vec extension): the vectors of a
 //! store sit in memory as int8 (384 bytes each), and one pass over 100,000 of them is a few
 //! milliseconds on one core, with no recall lost to approximation and nothing to build or keep in
-//! step. The copy is filled on first use and topped up from `store::vectors::since` before each
+//! step. The copy is filled on first use and topped up from `Store::vectors_written_after` before each
 //! search, so vectors written by another process (`aletheia index`) are seen at once.
 
 use super::model::{DIMENSIONS, EmbedError, Embedder};
-use crate::store::vectors;
-use rusqlite::Connection;
+use crate::store::{Store, StoreError};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -37,7 +36,7 @@ pub enum SemanticError {
     #[error(transparent)]
     Embed(#[from] EmbedError),
     #[error("reading the stored vectors: {0}")]
-    Store(#[from] rusqlite::Error),
+    Store(#[from] StoreError),
 }
 
 impl Semantic {
@@ -51,7 +50,7 @@ impl Semantic {
     /// The `k` memories nearest to `query` (cosine, best first), within `project` if given.
     pub fn nearest(
         &self,
-        conn: &Connection,
+        store: &Store,
         query: &str,
         project: Option<&str>,
         k: usize,
@@ -62,14 +61,14 @@ impl Semantic {
             .pop()
             .unwrap_or_else(|| vec![0.0; DIMENSIONS]);
         let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
-        index.refresh(conn)?;
+        index.refresh(store)?;
         Ok(index.nearest(&q, project, k))
     }
 }
 
 impl VectorIndex {
-    fn refresh(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        for v in vectors::since(conn, self.seq)? {
+    fn refresh(&mut self, store: &Store) -> Result<(), StoreError> {
+        for v in store.vectors_written_after(self.seq)? {
             self.seq = self.seq.max(v.seq);
             if v.values.len() != DIMENSIONS {
                 continue;
@@ -130,6 +129,7 @@ impl VectorIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::vectors;
 
     fn index(rows: &[(i64, &str, [f32; 2])]) -> VectorIndex {
         let mut ix = VectorIndex::default();
