@@ -513,6 +513,23 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_failed_native_query_is_told_in_the_engines_words_without_the_store_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("hub.db");
+        let store = Store::open_path(&db, crate::store::OpenOptions::INTERACTIVE).unwrap();
+        let e = store
+            .native_scores("pnpm AND (", Candidates::default())
+            .unwrap_err();
+        let path = db.display().to_string();
+        assert!(e.to_string().contains(&path), "{e}");
+        let said = e.engine_message();
+        assert!(
+            said.contains("syntax error") && !said.contains(&path),
+            "{said}"
+        );
+    }
+
     proptest! {
         #[test]
         fn any_text_gives_a_valid_fts_query(q in any::<String>()) {
