@@ -12,9 +12,8 @@
 //! memories and decisions first, fresher before staler, raw tool events below what people said.
 
 use crate::model::{Kind, MemoryType};
-use crate::store::Store;
 use crate::store::term_counts::TermCounts;
-use rusqlite::Connection;
+use crate::store::{Store, StoreError};
 
 /// A term held by fewer rows than this is counted exactly; a commoner one is estimated from
 /// this many of its newest rows.
@@ -60,38 +59,31 @@ impl DocFreqs {
 
 /// Count each term's documents (title or text): exactly for a term held by fewer than
 /// `DF_SAMPLE` rows, else over the span of its newest `DF_SAMPLE` rows. `index_rows` is the
-/// store's row count (its largest id: ids are dense). Each term is the quoted FTS5 phrase the
-/// search matches with, so stemming and phrases count alike. A term's count is kept in the
-/// store's memo: a server answering many searches between writes counts each term once.
+/// store's row count (its largest id: ids are dense). Each term is matched as the search matches
+/// it, so stemming and phrases count alike. The store keeps each term's sample while it is
+/// unchanged: a server answering many searches between writes counts each term once.
 pub fn document_frequencies(
     store: &Store,
-    phrases: &[String],
+    terms: &[String],
     index_rows: u64,
-) -> rusqlite::Result<DocFreqs> {
-    let conn = store.conn();
-    let terms = phrases
+) -> Result<DocFreqs, StoreError> {
+    let terms = terms
         .iter()
-        .map(|p| {
-            let [rows, hits] = store.memo(&format!("df {index_rows} {p}"), || {
-                let mut stmt = conn.prepare_cached(&format!(
-                    "SELECT count(*), min(rowid) FROM (SELECT rowid FROM memories_fts
-                     WHERE memories_fts MATCH ?1 ORDER BY rowid DESC LIMIT {DF_SAMPLE})"
-                ))?;
-                stmt.query_row([format!("{{title text}} : {p}")], |r| {
-                    let hits = r.get::<_, i64>(0)?.max(0) as u64;
-                    let oldest = r.get::<_, Option<i64>>(1)?.unwrap_or(0).max(0) as u64;
-                    let rows = if hits < DF_SAMPLE {
-                        index_rows
-                    } else {
-                        // Ids run up to `index_rows`, so the sample spans the ids from its oldest.
-                        (index_rows + 1).saturating_sub(oldest).max(hits)
-                    };
-                    Ok([rows.max(hits), hits])
-                })
-            })?;
-            Ok(TermFreq { rows, hits })
+        .map(|t| {
+            let sample = store.term_sample(t, DF_SAMPLE)?;
+            let hits = sample.hits;
+            let rows = if hits < DF_SAMPLE {
+                index_rows
+            } else {
+                // Ids run up to `index_rows`, so the sample spans the ids from its oldest.
+                (index_rows + 1).saturating_sub(sample.oldest).max(hits)
+            };
+            Ok(TermFreq {
+                rows: rows.max(hits),
+                hits,
+            })
         })
-        .collect::<rusqlite::Result<_>>()?;
+        .collect::<Result<_, StoreError>>()?;
     Ok(DocFreqs { terms })
 }
 
@@ -140,32 +132,6 @@ pub const MAX_BOOST: f64 = (1.0 + RECENCY) * 1.5 * 1.2;
 /// The most it can for a memory that is not pinned (most are).
 pub const MAX_BOOST_UNPINNED: f64 = (1.0 + RECENCY) * 1.2;
 
-/// The pinned memories in scope, so that a search can bound the others more tightly.
-pub fn pinned_ids(
-    conn: &Connection,
-    project: Option<&str>,
-) -> rusqlite::Result<std::collections::HashSet<i64>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id FROM memories WHERE pinned = 1 AND dismissed = 0
-         AND (?1 IS NULL OR project = ?1)",
-    )?;
-    stmt.query_map([project], |r| r.get(0))?.collect()
-}
-
-/// The time ages are measured from: the newest memory in the project (or the store), so that
-/// a project last touched a year ago still tells its fresher memories from its staler ones.
-pub fn newest_in_scope(conn: &Connection, project: Option<&str>) -> rusqlite::Result<i64> {
-    let newest: Option<i64> = match project {
-        Some(p) => conn.query_row(
-            "SELECT max(created_at) FROM memories WHERE project = ?1",
-            [p],
-            |r| r.get(0),
-        )?,
-        None => conn.query_row("SELECT max(created_at) FROM memories", [], |r| r.get(0))?,
-    };
-    Ok(newest.unwrap_or(0))
-}
-
 /// BM25 adjusted for recency (age against `newest`), pinning, type and kind.
 pub fn adjusted(bm25: f64, t: &Traits, newest: i64) -> f64 {
     let age_days = (newest - t.created_at).max(0) as f64 / 86_400_000.0;
@@ -186,72 +152,78 @@ pub fn adjusted(bm25: f64, t: &Traits, newest: i64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::NewMemory;
+    use crate::redact::{Redacted, Redactor};
+    use crate::store::search::Candidates;
     use crate::store::{OpenOptions, Store};
 
     /// A store of `n` memories where "rare" occurs in every 50th and "common" in every 2nd.
+    /// Each text ends with a word of its own, so that no two memories are the same memory.
     fn store(n: usize) -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
         let mut store =
             Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
-        store
-            .write(|tx| {
-                for i in 0..n {
-                    let mut words = vec![format!("filler{}", i % 7)];
-                    if i % 50 == 0 {
-                        words.push("rare".into());
-                    }
-                    if i % 2 == 0 {
-                        words.push("common".into());
-                    }
-                    tx.execute(
-                        "INSERT INTO memories (project, kind, type, title, text, tool, created_at, content_hash, uid)
-                         VALUES ('p', 'note', 'note', ?1, ?1, 'test', ?2, ?3, ?3)",
-                        rusqlite::params![words.join(" "), i as i64, format!("h{i}")],
-                    )?;
+        let redactor = Redactor::builtin();
+        let batch: Vec<_> = (0..n)
+            .map(|i| {
+                let mut words = vec![format!("filler{}", i % 7)];
+                if i % 50 == 0 {
+                    words.push("rare".into());
                 }
-                Ok(())
+                if i % 2 == 0 {
+                    words.push("common".into());
+                }
+                let m = NewMemory {
+                    project: "p".into(),
+                    kind: Kind::Note,
+                    mtype: MemoryType::Note,
+                    title: words.join(" "),
+                    text: format!("{} row{i}", words.join(" ")),
+                    host: "test".into(),
+                    session_id: None,
+                    files: vec![],
+                    pinned: false,
+                    created_at: i as i64,
+                };
+                (Redacted::new(m, &redactor), Some(format!("h{i}")), false)
             })
-            .unwrap();
-        store.ensure_term_counts().unwrap();
+            .collect();
+        assert_eq!(store.import(&batch).unwrap(), (n, 0));
         (dir, store)
     }
 
     /// FTS5's own bm25() for the row `id` and the query `expr`.
     fn fts5_bm25(store: &Store, expr: &str, id: i64) -> f64 {
-        store
-            .conn()
-            .query_row(
-                "SELECT -bm25(memories_fts, 1.0, 1.0, 0.0) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2",
-                rusqlite::params![expr, id],
-                |r| r.get(0),
-            )
-            .unwrap()
+        let scores = store.native_scores(expr, Candidates::default()).unwrap();
+        scores.into_iter().find(|s| s.0 == id).unwrap().1
     }
 
-    fn ours(store: &Store, expr: &str, phrases: &[String], id: i64) -> f64 {
-        let blob: Vec<u8> = store
-            .conn()
-            .query_row(
-                "SELECT aletheia_terms(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2",
-                rusqlite::params![expr, id],
-                |r| r.get(0),
-            )
+    /// Ours for the row `id` and any of `terms` in the project "p".
+    fn ours(store: &Store, terms: &[String], id: i64) -> f64 {
+        let mut counts = None;
+        let candidates = Candidates {
+            project: Some("p"),
+            filter: None,
+        };
+        store
+            .each_match_counted(terms, candidates, Some(vec![id]), |row, c| {
+                if row == id {
+                    counts = Some(c);
+                }
+            })
             .unwrap();
-        let counts = TermCounts::decode(&blob).unwrap();
-        let df = document_frequencies(store, phrases, counts.index_rows).unwrap();
+        let counts = counts.unwrap();
+        let df = document_frequencies(store, terms, counts.index_rows).unwrap();
         bm25(&counts, &df)
     }
 
     #[test]
     fn below_the_sample_the_score_is_fts5s_own() {
         let (_dir, store) = store(500);
-        let phrases = vec!["\"rare\"".to_owned(), "\"common\"".to_owned()];
+        let terms = vec!["rare".to_owned(), "common".to_owned()];
         let expr = "{title text} : (\"rare\" OR \"common\") AND project : \"p\"";
         for id in [1, 3, 51, 99, 401] {
-            let (a, b) = (
-                ours(&store, expr, &phrases, id),
-                fts5_bm25(&store, expr, id),
-            );
+            let (a, b) = (ours(&store, &terms, id), fts5_bm25(&store, expr, id));
             assert!(
                 (a - b).abs() < 1e-9 * b.abs().max(1.0),
                 "row {id}: {a} vs {b}"
@@ -263,8 +235,8 @@ mod tests {
     fn a_rare_term_is_counted_exactly_and_a_common_one_from_its_newest_rows() {
         let n = 10_000;
         let (_dir, store) = store(n);
-        let phrases = vec!["\"rare\"".to_owned(), "\"common\"".to_owned()];
-        let df = document_frequencies(&store, &phrases, n as u64).unwrap();
+        let terms = vec!["rare".to_owned(), "common".to_owned()];
+        let df = document_frequencies(&store, &terms, n as u64).unwrap();
         // "rare" is in rows i % 50 == 0 (200 of them): below the sample, so exact.
         assert_eq!(
             df.terms[0],

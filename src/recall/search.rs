@@ -1,16 +1,16 @@
 //! Search: keyword search over the store, ranked.
 //!
 //! Users type anything: quotes, `AND`, `NEAR`, unbalanced parentheses. The sanitiser keeps only
-//! the words and quotes each one, so FTS5 syntax never errors and never changes the meaning;
-//! `raw` passes the text to FTS5 untouched for those who ask. Very common words are dropped from
+//! the words, which the store matches each as written, so FTS5 syntax never errors and never
+//! changes the meaning; `raw` passes the text to FTS5 untouched for those who ask. Very common words are dropped from
 //! the match (they would make the OR scan most of a large store) but count nowhere else.
 //! Ranking (`rank`): BM25 with the title weighted above the text, adjusted for recency, pinning
 //! and type; `topk` finds the best of every match without scoring them all.
 
 use super::topk;
 use crate::model::{Kind, Memory, MemoryType};
-use crate::store::{COLUMNS, Store, StoreError, from_row};
-use rusqlite::types::Value as SqlValue;
+use crate::store::search::{Candidates, DateOrder, FileMatch, Filter, TextQuery};
+use crate::store::{Store, StoreError};
 
 /// Order of results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -101,53 +101,26 @@ pub fn query_terms(q: &str) -> Vec<String> {
     out
 }
 
-/// An FTS5 MATCH expression for any user text: each word quoted, joined with OR, limited to the
-/// title and text columns. `None` when the text has no words.
-pub fn fts_expression(q: &str) -> Option<String> {
-    let terms = query_terms(q);
-    if terms.is_empty() {
-        return None;
-    }
-    let words: Vec<String> = terms.iter().map(|t| quoted(t)).collect();
-    Some(format!("{{title text}} : ({})", words.join(" OR ")))
-}
-
-/// A term as an FTS5 phrase.
-fn quoted(term: &str) -> String {
-    format!("\"{}\"", term.replace('"', ""))
-}
-
-/// The MATCH clause that narrows to a project's rows inside the index (the exact project filter
-/// still applies afterwards: the index sees the key's words, not the key).
-fn project_expression(project: &str) -> Option<String> {
-    let words: Vec<String> = project
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
-        .collect();
-    (!words.is_empty()).then(|| format!("project : \"{}\"", words.join(" ")))
-}
-
-/// One page of the best matches: scored by `topk`, then the page's rows read.
+/// One page of the best matches: scored by `topk` (by the store alone for a raw query), then
+/// the page's rows read.
 fn by_relevance(
     store: &Store,
     q: &SearchQuery,
     req: &topk::Request,
     raw: Option<&str>,
     limit: usize,
-) -> rusqlite::Result<Vec<Hit>> {
+) -> Result<Vec<Hit>, StoreError> {
     let scored = match raw {
-        Some(expr) => topk::best_raw(store, req, expr)?,
+        Some(query) => topk::best_raw(store, req, query)?,
         None => topk::best(store, req)?,
     };
     let page: Vec<(f64, i64)> = scored.into_iter().skip(q.offset).take(limit).collect();
     let ids: Vec<i64> = page.iter().map(|p| p.1).collect();
-    let rows = store.get_many(&ids).map_err(|e| match e {
-        StoreError::Sqlite { source, .. } => source,
-        other => rusqlite::Error::ToSqlConversionFailure(Box::new(other)),
-    })?;
-    let mut by_id: std::collections::HashMap<i64, Memory> =
-        rows.into_iter().map(|m| (m.id, m)).collect();
+    let mut by_id: std::collections::HashMap<i64, Memory> = store
+        .get_many(&ids)?
+        .into_iter()
+        .map(|m| (m.id, m))
+        .collect();
     Ok(page
         .into_iter()
         .filter_map(|(score, id)| {
@@ -159,160 +132,71 @@ fn by_relevance(
         .collect())
 }
 
-/// Beyond this many matches, date order walks the time index instead of sorting the matches.
-const DENSE_MATCHES: usize = 2000;
-
-/// Matches in date order, only as many as the page needs. Few matches: load and sort them.
-/// Many: walk the time index newest (or oldest) first and keep the rows that match, which stops
-/// as soon as the page is full.
-fn by_date(
-    store: &Store,
-    expr: &str,
-    filters: &str,
-    args: &[SqlValue],
-    order_sql: &str,
-    n: usize,
-) -> rusqlite::Result<Vec<Hit>> {
-    let matches: usize = store.conn().query_row(
-        &format!("SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 LIMIT {})", DENSE_MATCHES + 1),
-        [expr],
-        |r| r.get::<_, i64>(0),
-    )? as usize;
-    // `+m.id` keeps SQLite from looking each match up by id, so it walks the time index instead.
-    let id = if matches > DENSE_MATCHES {
-        "+m.id"
-    } else {
-        "m.id"
-    };
-    let arg = args.len() + 1;
-    let sql = format!(
-        "SELECT {cols} FROM memories m
-         WHERE {id} IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?{arg}) {filters}
-         ORDER BY {order_sql} LIMIT {n}",
-        cols = prefixed_columns(),
-    );
-    let mut all = args.to_vec();
-    all.push(SqlValue::Text(expr.to_owned()));
-    let mut stmt = store.conn().prepare(&sql)?;
-    let rows = stmt.query_map(rusqlite::params_from_iter(all.iter()), |r| {
-        Ok(Hit {
-            memory: from_row(r)?,
-            score: 0.0,
-        })
-    })?;
-    rows.collect()
+/// Memories found without a score (by date or by file), as hits.
+fn unscored(memories: Vec<Memory>) -> Vec<Hit> {
+    memories
+        .into_iter()
+        .map(|memory| Hit { memory, score: 0.0 })
+        .collect()
 }
 
 /// Run a search.
 pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError> {
     let limit = q.limit.clamp(1, 100);
-    let mut filters = String::from(" AND m.dismissed = 0");
-    let mut args: Vec<SqlValue> = Vec::new();
-    let mut push = |sql: &str, v: SqlValue, filters: &mut String| {
-        args.push(v);
-        filters.push_str(&sql.replace('?', &format!("?{}", args.len())));
+    let filter = Filter {
+        project: q.project.as_deref(),
+        mtype: q.mtype,
+        kind: q.kind,
+        since: q.since,
+        until: q.until,
     };
-    if let Some(p) = &q.project {
-        push(
-            " AND m.project = ?",
-            SqlValue::Text(p.clone()),
-            &mut filters,
-        );
-    }
-    if let Some(t) = q.mtype {
-        push(
-            " AND m.type = ?",
-            SqlValue::Text(t.as_str().into()),
-            &mut filters,
-        );
-    }
-    if let Some(k) = q.kind {
-        push(
-            " AND m.kind = ?",
-            SqlValue::Text(k.as_str().into()),
-            &mut filters,
-        );
-    }
-    if let Some(s) = q.since {
-        push(" AND m.created_at >= ?", SqlValue::Integer(s), &mut filters);
-    }
-    if let Some(u) = q.until {
-        push(" AND m.created_at < ?", SqlValue::Integer(u), &mut filters);
-    }
-    let order_sql = match q.order {
-        Order::DateAsc => "m.created_at ASC, m.id ASC",
-        _ => "m.created_at DESC, m.id DESC",
+    let order = match q.order {
+        Order::DateAsc => DateOrder::OldestFirst,
+        _ => DateOrder::NewestFirst,
     };
 
     let mut hits: Vec<Hit> = if let Some(file) = q.file.as_deref().filter(|f| !f.is_empty()) {
-        let cond = if q.file_suffix {
-            args.push(SqlValue::Text(format!("%{}", like_escape(file))));
-            format!("f.path LIKE ?{} ESCAPE '\\'", args.len())
-        } else {
-            args.push(SqlValue::Text(file.to_owned()));
-            format!("f.path = ?{}", args.len())
+        let file = FileMatch {
+            path: file,
+            suffix: q.file_suffix,
         };
-        let sql = format!(
-            "SELECT {cols} FROM memories m WHERE m.id IN (SELECT f.memory_id FROM memory_files f WHERE {cond}) {filters}
-             ORDER BY {order_sql} LIMIT {lim} OFFSET {off}",
-            cols = prefixed_columns(),
-            lim = limit,
-            off = q.offset,
-        );
-        rows(store, &sql, &args)?
-            .into_iter()
-            .map(|m| Hit {
-                memory: m,
-                score: 0.0,
-            })
-            .collect()
+        unscored(store.touching_file(file, &filter, order, limit, q.offset)?)
     } else {
-        let project_clause = q.project.as_deref().and_then(project_expression);
         let terms = match q.query.as_deref() {
             Some(text) if !q.raw => query_terms(text),
             _ => vec![],
         };
-        let widest = match q.query.as_deref() {
-            Some(text) if q.raw => Some(text.to_owned()),
-            Some(text) => fts_expression(text),
-            None => None,
+        let text = match q.query.as_deref() {
+            Some(text) if q.raw => TextQuery::Native(text),
+            Some(_) if !terms.is_empty() => TextQuery::AnyWord(&terms),
+            _ => {
+                return Ok(SearchResult {
+                    facts: vec![],
+                    hits: vec![],
+                    reason: Some("The query has no words to search for.".into()),
+                });
+            }
         };
-        let Some(widest) = widest.map(|e| match &project_clause {
-            Some(p) => format!("({e}) AND {p}"),
-            None => e,
-        }) else {
-            return Ok(SearchResult {
-                facts: vec![],
-                hits: vec![],
-                reason: Some("The query has no words to search for.".into()),
-            });
-        };
-        if q.order == Order::Relevance && !q.raw {
-            store.ensure_term_counts()?;
-        }
         let found = if q.order == Order::Relevance {
             // The project and dismissed checks happen as rows are read; other filters narrow
             // the index's matches themselves, so that rows failing them are never scored.
-            let narrowed =
-                q.mtype.is_some() || q.kind.is_some() || q.since.is_some() || q.until.is_some();
-            let (filters, args) = if narrowed {
-                (filters.as_str(), args.as_slice())
-            } else {
-                ("", &[][..])
-            };
-            let phrases: Vec<String> = terms.iter().map(|t| quoted(t)).collect();
             let req = topk::Request {
-                phrases: &phrases,
-                scope: project_clause.as_deref(),
-                filters,
-                args,
-                project: q.project.as_deref(),
+                terms: &terms,
+                candidates: Candidates {
+                    project: q.project.as_deref(),
+                    filter: filter.narrows().then_some(&filter),
+                },
                 need: q.offset + limit,
             };
-            by_relevance(store, q, &req, q.raw.then_some(widest.as_str()), limit)
+            let raw = match text {
+                TextQuery::Native(query) => Some(query),
+                TextQuery::AnyWord(_) => None,
+            };
+            by_relevance(store, q, &req, raw, limit)
         } else {
-            by_date(store, &widest, &filters, &args, order_sql, limit + q.offset)
-                .map(|v| v.into_iter().skip(q.offset).collect())
+            store
+                .matching_by_date(text, &filter, order, limit + q.offset)
+                .map(|v| unscored(v).into_iter().skip(q.offset).collect())
         };
         match found {
             Ok(f) => f,
@@ -320,10 +204,10 @@ pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError
                 return Ok(SearchResult {
                     facts: vec![],
                     hits: vec![],
-                    reason: Some(format!("The raw FTS query failed: {e}.")),
+                    reason: Some(format!("The raw FTS query failed: {}.", e.engine_message())),
                 });
             }
-            Err(e) => return Err(store.err(e)),
+            Err(e) => return Err(e),
         }
     };
     hits.truncate(limit);
@@ -457,46 +341,14 @@ fn fuse(words: &[(i64, f64)], meaning: &[(i64, f64)]) -> Vec<(i64, f64)> {
     out.into_iter().map(|(id, s, _)| (id, s)).collect()
 }
 
-fn prefixed_columns() -> String {
-    COLUMNS
-        .split(", ")
-        .map(|c| format!("m.{}", c.trim()))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn like_escape(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_")
-}
-
-fn rows(store: &Store, sql: &str, args: &[SqlValue]) -> Result<Vec<Memory>, StoreError> {
-    let mut stmt = store.conn().prepare(sql).map_err(|e| store.err(e))?;
-    let rows = stmt
-        .query_map(rusqlite::params_from_iter(args.iter()), from_row)
-        .map_err(|e| store.err(e))?;
-    rows.collect::<Result<_, _>>().map_err(|e| store.err(e))
-}
-
 /// Why a search found nothing, in words a user can act on.
 fn no_match_reason(store: &Store, q: &SearchQuery) -> Result<String, StoreError> {
-    // Existence, not counts: a count walks a whole project or the whole store.
-    let exists = |sql: &str, p: &[&dyn rusqlite::ToSql]| -> Result<bool, StoreError> {
-        store
-            .conn()
-            .query_row(&format!("SELECT EXISTS ({sql})"), p, |r| r.get(0))
-            .map_err(|e| store.err(e))
-    };
     if let Some(p) = &q.project
-        && !exists(
-            "SELECT 1 FROM memories WHERE project = ?1 AND dismissed = 0",
-            &[p],
-        )?
+        && !store.project_has_memories(p)?
     {
         return Ok(format!("No memories in project \"{p}\"."));
     }
-    if !exists("SELECT 1 FROM memories", &[])? {
+    if !store.has_memories()? {
         return Ok("The store is empty.".into());
     }
     let filtered = q.mtype.is_some() || q.kind.is_some() || q.since.is_some() || q.until.is_some();
@@ -510,20 +362,6 @@ fn no_match_reason(store: &Store, q: &SearchQuery) -> Result<String, StoreError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    #[test]
-    fn the_sanitiser_keeps_words_only() {
-        let q = |s: &str| fts_expression(s).unwrap();
-        assert_eq!(q("pnpm AND (npm"), r#"{title text} : ("pnpm" OR "npm")"#);
-        assert_eq!(q("\"NEAR(a b)\" *"), r#"{title text} : ("near" OR "b")"#);
-        assert_eq!(q("the"), r#"{title text} : ("the")"#);
-        assert_eq!(fts_expression("()*\"^-"), None);
-        assert_eq!(
-            project_expression("shop/feat-x").unwrap(),
-            r#"project : "shop feat x""#
-        );
-    }
 
     #[test]
     fn fusion_keeps_the_words_in_charge_and_lets_meaning_lift() {
@@ -538,18 +376,5 @@ mod tests {
         assert_eq!(alone, vec![1, 4, 7]);
         let meaning_only: Vec<i64> = fuse(&[], &meaning).iter().map(|f| f.0).collect();
         assert_eq!(meaning_only, vec![7, 9, 4]);
-    }
-
-    proptest! {
-        #[test]
-        fn any_text_gives_a_valid_fts_query(q in any::<String>()) {
-            let conn = rusqlite::Connection::open_in_memory().unwrap();
-            conn.execute_batch("CREATE VIRTUAL TABLE t USING fts5(title, text); INSERT INTO t VALUES ('hello', 'world');").unwrap();
-            if let Some(expr) = fts_expression(&q) {
-                let r: rusqlite::Result<i64> =
-                    conn.query_row("SELECT count(*) FROM t WHERE t MATCH ?1", [expr], |r| r.get(0));
-                prop_assert!(r.is_ok(), "{:?}", r);
-            }
-        }
     }
 }

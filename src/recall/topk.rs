@@ -19,35 +19,29 @@
 //! the rest uses `rank::MAX_BOOST_UNPINNED`.
 
 use super::rank::{self, Traits};
-use crate::model::{Kind, MemoryType};
-use crate::store::Store;
-use crate::store::term_counts::{self, TermCounts};
-use rusqlite::types::Value as SqlValue;
+use crate::store::search::{CandidateRows, Candidates};
+use crate::store::{Store, StoreError};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
 /// What a relevance search asks for.
 pub(super) struct Request<'a> {
-    /// The query's terms, each an FTS5 phrase (quoted).
-    pub phrases: &'a [String],
-    /// A MATCH clause that narrows to the project's rows inside the index, if any.
-    pub scope: Option<&'a str>,
-    /// SQL conditions on `m` (the memories table) with their `args`; empty when the index alone
-    /// can answer (then the row checks in `Ranker::offer` are the only filter).
-    pub filters: &'a str,
-    pub args: &'a [SqlValue],
-    /// The exact project, checked on each row read.
-    pub project: Option<&'a str>,
+    /// The query's words.
+    pub terms: &'a [String],
+    /// The matches to walk: the project's (also checked exactly on each row read), filtered by
+    /// the store only when the filter narrows (else the row checks in `Ranker::offer` are the
+    /// only filter).
+    pub candidates: Candidates<'a>,
     /// How many results the page needs (offset plus limit).
     pub need: usize,
 }
 
 /// The best `need` matches of the sanitised query, best first, as (score, id).
-pub(super) fn best(store: &Store, req: &Request) -> rusqlite::Result<Vec<(f64, i64)>> {
-    let index_rows = index_rows(store)?;
-    let df = rank::document_frequencies(store, req.phrases, index_rows)?;
+pub(super) fn best(store: &Store, req: &Request) -> Result<Vec<(f64, i64)>, StoreError> {
+    let index_rows = store.indexed_rows()?;
+    let df = rank::document_frequencies(store, req.terms, index_rows)?;
     // Rarest first: the largest ceiling is the rarest term.
-    let mut order: Vec<usize> = (0..req.phrases.len()).collect();
+    let mut order: Vec<usize> = (0..req.terms.len()).collect();
     order.sort_by(|&a, &b| df.ceiling(b).total_cmp(&df.ceiling(a)).then(a.cmp(&b)));
 
     let mut ranker = Ranker::new(store, req)?;
@@ -62,14 +56,11 @@ pub(super) fn best(store: &Store, req: &Request) -> rusqlite::Result<Vec<(f64, i
         let only = (!open).then(|| {
             let mut ids: Vec<i64> = held.keys().copied().collect();
             ids.extend(&ranker.pinned);
-            term_counts::rowid_set(&mut ids)
+            ids
         });
-        let expr = scoped(
-            &format!("{{title text}} : {}", req.phrases[term]),
-            req.scope,
-        );
         let tf = df.terms[term];
-        scan(store, req, &expr, only, |id, counts| {
+        let one = std::slice::from_ref(&req.terms[term]);
+        store.each_match_counted(one, req.candidates, only, |id, counts| {
             let share = rank::term_score(&counts, 0, tf);
             if open || ranker.pinned.contains(&id) {
                 *held.entry(id).or_default() += share;
@@ -91,101 +82,20 @@ pub(super) fn best(store: &Store, req: &Request) -> rusqlite::Result<Vec<(f64, i
     Ok(ranker.into_best())
 }
 
-/// The best `need` matches of a raw FTS5 query, scored by FTS5's own `bm25()`. Its phrases cannot
-/// be taken apart, so every match is scored; the user wrote the query and chose its cost.
+/// The best `need` matches of a query in the store's own syntax, scored by the store's own
+/// relevance (FTS5's `bm25()`). Its phrases cannot be taken apart, so every match is scored; the
+/// user wrote the query and chose its cost.
 pub(super) fn best_raw(
     store: &Store,
     req: &Request,
-    expr: &str,
-) -> rusqlite::Result<Vec<(f64, i64)>> {
+    query: &str,
+) -> Result<Vec<(f64, i64)>, StoreError> {
     let mut ranker = Ranker::new(store, req)?;
-    let (join, n) = joined(req);
-    let sql = format!(
-        "SELECT memories_fts.rowid, bm25(memories_fts, 1.0, 1.0, 0.0) FROM memories_fts {join}
-         WHERE memories_fts MATCH ?{n} {filters}",
-        filters = req.filters
-    );
-    let mut all = req.args.to_vec();
-    all.push(SqlValue::Text(expr.to_owned()));
-    let scored: Vec<(i64, f64)> = {
-        let mut stmt = store.conn().prepare_cached(&sql)?;
-        let rows = stmt.query_map(rusqlite::params_from_iter(all.iter()), |r| {
-            Ok((r.get(0)?, -r.get::<_, f64>(1)?))
-        })?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
-    for (id, bm25) in scored {
+    for (id, bm25) in store.native_scores(query, req.candidates)? {
         let pinned = ranker.pinned.contains(&id);
         ranker.offer(bm25, id, pinned)?;
     }
     Ok(ranker.into_best())
-}
-
-fn scoped(expr: &str, scope: Option<&str>) -> String {
-    match scope {
-        Some(p) => format!("({expr}) AND {p}"),
-        None => expr.to_owned(),
-    }
-}
-
-/// The join with the memories table when there are filters to apply, and the number of the
-/// MATCH parameter (after the filters' own).
-fn joined(req: &Request) -> (&'static str, usize) {
-    let join = if req.filters.is_empty() {
-        ""
-    } else {
-        "JOIN memories m ON m.id = memories_fts.rowid"
-    };
-    (join, req.args.len() + 1)
-}
-
-/// Run one MATCH with the term counts of every row it returns; with `only`, of those rows alone
-/// (a `term_counts::rowid_set`).
-fn scan(
-    store: &Store,
-    req: &Request,
-    expr: &str,
-    only: Option<Vec<u8>>,
-    mut each: impl FnMut(i64, TermCounts),
-) -> rusqlite::Result<()> {
-    let (join, n) = joined(req);
-    let sql = format!(
-        "SELECT memories_fts.rowid, aletheia_terms(memories_fts, ?{only}) FROM memories_fts {join}
-         WHERE memories_fts MATCH ?{n} {filters}",
-        filters = req.filters,
-        only = n + 1,
-    );
-    let mut all = req.args.to_vec();
-    all.push(SqlValue::Text(expr.to_owned()));
-    all.push(only.map_or(SqlValue::Null, SqlValue::Blob));
-    let mut stmt = store.conn().prepare_cached(&sql)?;
-    let mut rows = stmt.query(rusqlite::params_from_iter(all.iter()))?;
-    while let Some(r) = rows.next()? {
-        let blob = match r.get_ref(1)? {
-            rusqlite::types::ValueRef::Null => continue,
-            v => v.as_blob()?,
-        };
-        let counts = TermCounts::decode(blob).ok_or_else(|| {
-            rusqlite::Error::InvalidColumnType(
-                1,
-                "aletheia_terms".into(),
-                rusqlite::types::Type::Blob,
-            )
-        })?;
-        each(r.get(0)?, counts);
-    }
-    Ok(())
-}
-
-/// Rows in the index (what the term counts call `index_rows`), read from the memories table's
-/// largest id: ids are dense, memories are dismissed rather than deleted.
-fn index_rows(store: &Store) -> rusqlite::Result<u64> {
-    store
-        .conn()
-        .query_row("SELECT coalesce(max(id), 0) FROM memories", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .map(|n| n.max(0) as u64)
 }
 
 /// A score with its memory's id, ordered by score, then the newer id first on a tie.
@@ -208,7 +118,7 @@ impl Ord for Scored {
 /// the index cannot make) only when its BM25 times its largest possible adjustment could still
 /// enter the page.
 struct Ranker<'s> {
-    stmt: rusqlite::CachedStatement<'s>,
+    rows: CandidateRows<'s>,
     project: Option<String>,
     need: usize,
     newest: i64,
@@ -220,15 +130,16 @@ struct Ranker<'s> {
 }
 
 impl<'s> Ranker<'s> {
-    fn new(store: &'s Store, req: &Request) -> rusqlite::Result<Ranker<'s>> {
+    fn new(store: &'s Store, req: &Request) -> Result<Ranker<'s>, StoreError> {
+        let project = req.candidates.project;
         Ok(Ranker {
-            stmt: store.conn().prepare_cached(
-                "SELECT created_at, pinned, type, kind, dismissed, project FROM memories WHERE id = ?1",
-            )?,
-            project: req.project.map(str::to_owned),
+            rows: store.candidate_rows()?,
+            project: project.map(str::to_owned),
             need: req.need.max(1),
-            newest: rank::newest_in_scope(store.conn(), req.project)?,
-            pinned: rank::pinned_ids(store.conn(), req.project)?,
+            // Ages are measured from the scope's newest memory, so that a project last touched
+            // a year ago still tells its fresher memories from its staler ones.
+            newest: store.newest_in_scope(project)?,
+            pinned: store.pinned_ids(project)?,
             best: BinaryHeap::with_capacity(req.need + 1),
             seen: HashMap::new(),
         })
@@ -246,7 +157,7 @@ impl<'s> Ranker<'s> {
     /// A lower bound on the page's worst final score, from the running scores in `held` (each
     /// at most its row's final BM25): the `need`-th best adjusted score among the rows with the
     /// best running scores. Zero while fewer than `need` rows can be results.
-    fn floor(&mut self, held: &HashMap<i64, f64>) -> rusqlite::Result<f64> {
+    fn floor(&mut self, held: &HashMap<i64, f64>) -> Result<f64, StoreError> {
         if held.len() < self.need {
             return Ok(0.0);
         }
@@ -271,33 +182,23 @@ impl<'s> Ranker<'s> {
 
     /// The row's traits, read once; `None` when it cannot be a result (dismissed, another
     /// project, or deleted since the index was read).
-    fn traits(&mut self, id: i64) -> rusqlite::Result<Option<&Traits>> {
+    fn traits(&mut self, id: i64) -> Result<Option<&Traits>, StoreError> {
         if !self.seen.contains_key(&id) {
-            let row = self.stmt.query_row([id], |r| {
-                Ok((
-                    Traits {
-                        created_at: r.get(0)?,
-                        pinned: r.get(1)?,
-                        mtype: r.get::<_, String>(2)?.parse().unwrap_or(MemoryType::Note),
-                        kind: r.get::<_, String>(3)?.parse().unwrap_or(Kind::Note),
-                    },
-                    r.get::<_, bool>(4)?,
-                    r.get::<_, String>(5)?,
-                ))
+            let traits = self.rows.get(id)?.and_then(|row| {
+                (!row.dismissed && self.project.as_ref().is_none_or(|p| *p == row.project))
+                    .then_some(Traits {
+                        created_at: row.created_at,
+                        pinned: row.pinned,
+                        mtype: row.mtype,
+                        kind: row.kind,
+                    })
             });
-            let traits = match row {
-                Ok((traits, dismissed, row_project)) => (!dismissed
-                    && self.project.as_ref().is_none_or(|p| *p == row_project))
-                .then_some(traits),
-                Err(rusqlite::Error::QueryReturnedNoRows) => None,
-                Err(e) => return Err(e),
-            };
             self.seen.insert(id, traits);
         }
         Ok(self.seen[&id].as_ref())
     }
 
-    fn offer(&mut self, bm25: f64, id: i64, pinned: bool) -> rusqlite::Result<()> {
+    fn offer(&mut self, bm25: f64, id: i64, pinned: bool) -> Result<(), StoreError> {
         let boost = if pinned {
             rank::MAX_BOOST
         } else {
@@ -329,6 +230,8 @@ impl<'s> Ranker<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::NewMemory;
+    use crate::redact::{Redacted, Redactor};
     use crate::store::OpenOptions;
 
     /// A small deterministic generator (xorshift), so the stores are the same on every run.
@@ -363,21 +266,33 @@ mod tests {
     );
 
     fn insert(store: &mut Store, rows: &[Row]) {
-        store
-            .write(|tx| {
-                for (i, (project, title, text, at, pinned, dismissed, kind, mtype)) in
-                    rows.iter().enumerate()
-                {
-                    tx.execute(
-                        "INSERT INTO memories (project, kind, type, title, text, tool, created_at, content_hash, uid, pinned, dismissed)
-                         VALUES (?1, ?2, ?3, ?4, ?5, 'test', ?6, ?7, ?7, ?8, ?9)",
-                        rusqlite::params![project, kind, mtype, title, text, at, format!("h{i}"), pinned, dismissed],
-                    )?;
-                }
-                Ok(())
-            })
-            .unwrap();
-        store.ensure_term_counts().unwrap();
+        let redactor = Redactor::builtin();
+        let batch: Vec<_> = rows
+            .iter()
+            .enumerate()
+            .map(
+                |(i, (project, title, text, at, pinned, dismissed, kind, mtype))| {
+                    let m = NewMemory {
+                        project: project.clone(),
+                        kind: kind.parse().unwrap(),
+                        mtype: mtype.parse().unwrap(),
+                        title: title.clone(),
+                        text: text.clone(),
+                        host: "test".into(),
+                        session_id: None,
+                        files: vec![],
+                        pinned: *pinned,
+                        created_at: *at,
+                    };
+                    (
+                        Redacted::new(m, &redactor),
+                        Some(format!("h{i}")),
+                        *dismissed,
+                    )
+                },
+            )
+            .collect();
+        store.import(&batch).unwrap();
     }
 
     /// A store of `n` random memories over a skewed vocabulary, in three projects, with dates
@@ -416,41 +331,38 @@ mod tests {
     /// The reference: every match of any term scored, then the best `need`.
     fn exhaustive(
         store: &Store,
-        phrases: &[String],
+        terms: &[String],
         project: Option<&str>,
         need: usize,
     ) -> Vec<(f64, i64)> {
-        let rows = index_rows(store).unwrap();
-        let df = rank::document_frequencies(store, phrases, rows).unwrap();
-        let expr = format!("{{title text}} : ({})", phrases.join(" OR "));
-        let newest = rank::newest_in_scope(store.conn(), project).unwrap();
-        let mut stmt = store
-            .conn()
-            .prepare(
-                "SELECT f.rowid, aletheia_terms(memories_fts), m.created_at, m.pinned, m.type, m.kind, m.dismissed, m.project
-                 FROM memories_fts f JOIN memories m ON m.id = f.rowid WHERE memories_fts MATCH ?1",
-            )
+        let rows = store.indexed_rows().unwrap();
+        let df = rank::document_frequencies(store, terms, rows).unwrap();
+        let newest = store.newest_in_scope(project).unwrap();
+        let mut matches = Vec::new();
+        store
+            .each_match_counted(terms, Candidates::default(), None, |id, counts| {
+                matches.push((id, counts))
+            })
             .unwrap();
-        let mut all: Vec<(f64, i64)> = stmt
-            .query_map([expr], |r| {
-                let counts = TermCounts::decode(r.get_ref(1)?.as_blob()?).unwrap();
+        let mut read = store.candidate_rows().unwrap();
+        let mut all: Vec<(f64, i64)> = matches
+            .into_iter()
+            .filter_map(|(id, counts)| {
+                let row = read.get(id).unwrap()?;
                 let traits = Traits {
-                    created_at: r.get(2)?,
-                    pinned: r.get(3)?,
-                    mtype: r.get::<_, String>(4)?.parse().unwrap(),
-                    kind: r.get::<_, String>(5)?.parse().unwrap(),
+                    created_at: row.created_at,
+                    pinned: row.pinned,
+                    mtype: row.mtype,
+                    kind: row.kind,
                 };
-                let keep = !r.get::<_, bool>(6)?
-                    && project.is_none_or(|p| p == r.get::<_, String>(7).unwrap());
-                Ok(keep.then(|| {
+                let keep = !row.dismissed && project.is_none_or(|p| p == row.project);
+                keep.then(|| {
                     (
                         rank::adjusted(rank::bm25(&counts, &df), &traits, newest),
-                        r.get(0).unwrap(),
+                        id,
                     )
-                }))
+                })
             })
-            .unwrap()
-            .filter_map(|r| r.unwrap())
             .collect();
         all.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
         all.truncate(need);
@@ -459,19 +371,19 @@ mod tests {
 
     fn pruned(
         store: &Store,
-        phrases: &[String],
+        terms: &[String],
         project: Option<&str>,
         need: usize,
     ) -> Vec<(f64, i64)> {
-        let scope = project.map(|p| format!("project : \"{p}\""));
+        let candidates = Candidates {
+            project,
+            filter: None,
+        };
         best(
             store,
             &Request {
-                phrases,
-                scope: scope.as_deref(),
-                filters: "",
-                args: &[],
-                project,
+                terms,
+                candidates,
                 need,
             },
         )
@@ -485,18 +397,17 @@ mod tests {
             let mut rng = Rng(seed * 7919);
             for q in 0..40 {
                 let terms = 1 + rng.below(5);
-                let mut phrases: Vec<String> = (0..terms)
-                    .map(|_| format!("\"w{}\"", rng.word(3000)))
-                    .collect();
-                phrases.dedup();
+                let mut words: Vec<String> =
+                    (0..terms).map(|_| format!("w{}", rng.word(3000))).collect();
+                words.dedup();
                 let project = (q % 2 == 0).then(|| format!("p{}", rng.below(3)));
                 let need = [1, 10, 30][q % 3];
-                let want = exhaustive(&store, &phrases, project.as_deref(), need);
-                let got = pruned(&store, &phrases, project.as_deref(), need);
+                let want = exhaustive(&store, &words, project.as_deref(), need);
+                let got = pruned(&store, &words, project.as_deref(), need);
                 assert_eq!(
                     got.iter().map(|g| g.1).collect::<Vec<_>>(),
                     want.iter().map(|w| w.1).collect::<Vec<_>>(),
-                    "store of {n}, query {phrases:?} in {project:?}, top {need}"
+                    "store of {n}, query {words:?} in {project:?}, top {need}"
                 );
                 for (g, w) in got.iter().zip(&want) {
                     assert!((g.0 - w.0).abs() < 1e-9 * w.0.max(1.0));
@@ -552,11 +463,11 @@ mod tests {
             ));
         }
         insert(&mut store, &rows);
-        let phrases: Vec<String> = ["configured", "cache", "staging", "deploy"]
+        let words: Vec<String> = ["configured", "cache", "staging", "deploy"]
             .iter()
-            .map(|w| format!("\"{w}\""))
+            .map(|w| w.to_string())
             .collect();
-        let got = pruned(&store, &phrases, Some("shop"), 10);
+        let got = pruned(&store, &words, Some("shop"), 10);
         assert_eq!(got[0].1, 1, "the old memory comes first: {got:?}");
     }
 }

@@ -63,11 +63,6 @@ impl Store {
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
-
-    /// How many memories have no vector yet.
-    pub fn memories_without_vector(&self) -> Result<u64, StoreError> {
-        super::vectors::count_missing(&self.conn).map_err(|e| self.err(e))
-    }
 }
 
 #[cfg(test)]
@@ -86,7 +81,7 @@ mod tests {
         assert_eq!(s.quick_check().unwrap(), "ok");
         assert!(s.search_index_consistent().unwrap());
         assert!(s.last_captures().unwrap().is_empty());
-        assert_eq!(s.memories_without_vector().unwrap(), 0);
+        assert_eq!(s.count_without_vector().unwrap(), 0);
     }
 
     #[test]
@@ -102,6 +97,6 @@ mod tests {
         assert!(!s.search_index_consistent().unwrap());
         s.rebuild_search_index().unwrap();
         assert!(s.search_index_consistent().unwrap());
-        assert_eq!(s.memories_without_vector().unwrap(), 1);
+        assert_eq!(s.count_without_vector().unwrap(), 1);
     }
 }

@@ -22,6 +22,7 @@ mod rekey;
 pub mod rules;
 pub mod schema;
 mod scrub;
+pub mod search;
 pub mod state;
 pub mod term_counts;
 pub mod usage;
