@@ -272,8 +272,8 @@ impl Store {
         &self.path
     }
 
-    /// The underlying connection, for the search queries that still run outside the store.
-    pub(crate) fn conn(&self) -> &Connection {
+    /// The underlying connection.
+    fn conn(&self) -> &Connection {
         &self.conn
     }
 
@@ -388,7 +388,7 @@ impl Store {
     }
 
     /// Run `f` inside one write transaction.
-    pub(crate) fn write<T>(
+    fn write<T>(
         &mut self,
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
