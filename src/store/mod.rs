@@ -29,7 +29,7 @@ pub mod usage;
 pub mod vectors;
 
 pub use events::Record;
-pub(crate) use memories::{COLUMNS, from_row};
+use memories::{COLUMNS, from_row};
 pub use memories::{Inserted, MemoryFilter, content_hash};
 use memories::{insert_tx, touch_capture};
 pub use queue::QueuedSession;
@@ -279,7 +279,7 @@ impl Store {
 
     /// Make the FTS5 function `aletheia_terms` available on this connection (see
     /// `term_counts`). The hook never needs it, so it is registered on first use.
-    pub(crate) fn ensure_term_counts(&self) -> Result<(), StoreError> {
+    fn ensure_term_counts(&self) -> Result<(), StoreError> {
         if !self.term_counts.get() {
             term_counts::register(&self.conn).map_err(|e| self.err(e))?;
             self.term_counts.set(true);
@@ -292,7 +292,7 @@ impl Store {
     /// Only a long-lived connection gains from it; a one-shot process computes each key once.
     /// No value is computed inside a write that could roll back: `Store::write` holds the store
     /// mutably for the whole transaction.
-    pub(crate) fn memo(
+    fn memo(
         &self,
         key: &str,
         compute: impl FnOnce() -> rusqlite::Result<[u64; 2]>,
@@ -316,7 +316,7 @@ impl Store {
         Ok(v)
     }
 
-    pub(crate) fn err(&self, source: rusqlite::Error) -> StoreError {
+    fn err(&self, source: rusqlite::Error) -> StoreError {
         StoreError::Sqlite {
             path: self.path.clone(),
             source,
