@@ -6,7 +6,7 @@
 //! here, on jiff and the system's time-zone database, keeps every caller from getting DST,
 //! month lengths or leap years slightly wrong in its own way.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jiff::civil::Date;
 use jiff::fmt::temporal::Pieces;
@@ -20,8 +20,13 @@ use jiff::{Timestamp, ToSpan, ZonedDateTime};
 pub fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
+        .map_or(0, epoch_ms)
+}
+
+/// A time since the epoch in milliseconds, saturating at `i64::MAX` (a clock set 292 million
+/// years ahead) rather than wrapping to a date before 1970.
+fn epoch_ms(since_epoch: Duration) -> i64 {
+    i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// `2026-10-29T19:46:45.563Z`: UTC, for reports other programs read.
@@ -348,6 +353,16 @@ mod tests {
         let later = U.parse("2026-11-01T08:00Z", Bound::Start).unwrap();
         assert_eq!(ny.date_minute(later), "2026-11-01T03:00");
         assert_eq!(ny.hour_minute(later), "03:00");
+    }
+
+    #[test]
+    fn a_clock_past_i64_milliseconds_saturates_instead_of_wrapping() {
+        assert_eq!(epoch_ms(Duration::MAX), i64::MAX);
+        assert_eq!(epoch_ms(Duration::from_millis(1 << 63)), i64::MAX);
+        assert_eq!(
+            epoch_ms(Duration::from_millis(1_700_000_000_123)),
+            1_700_000_000_123
+        );
     }
 
     #[test]

@@ -263,7 +263,10 @@ fn merges(
 }
 
 /// Store the job's result inside its transaction.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one transaction's inputs, each used once; a struct would only rename them"
+)]
 fn write(
     tx: &rusqlite::Transaction<'_>,
     redactor: &Redactor,

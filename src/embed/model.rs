@@ -329,6 +329,10 @@ mod tests {
             .iter()
             .map(|s| s["text"].as_str().expect("a text"))
             .collect();
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "the reference vectors were f32s, written out as JSON numbers"
+        )]
         let expected: Vec<Vec<f32>> = sentences
             .iter()
             .map(|s| {

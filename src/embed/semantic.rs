@@ -22,8 +22,11 @@ pub struct Semantic {
 struct VectorIndex {
     seq: i64,
     ids: Vec<i64>,
-    projects: Vec<u32>,
-    project_ids: HashMap<String, u32>,
+    /// Each vector's project, as an index into `project_ids`: a `usize` (4 bytes more per
+    /// vector than a `u32`, beside its 384) so that a new project's id can never wrap onto an
+    /// old one and show one project's memories to another's search.
+    projects: Vec<usize>,
+    project_ids: HashMap<String, usize>,
     scales: Vec<f32>,
     values: Vec<i8>,
     /// Where each memory's vector sits, so that a rewritten vector replaces the old one.
@@ -73,7 +76,7 @@ impl VectorIndex {
             if v.values.len() != DIMENSIONS {
                 continue;
             }
-            let next = self.project_ids.len() as u32;
+            let next = self.project_ids.len();
             let project = *self.project_ids.entry(v.project).or_insert(next);
             match self.slot.get(&v.memory_id) {
                 Some(&i) => {
@@ -138,7 +141,7 @@ mod tests {
             full[0] = v[0];
             full[1] = v[1];
             let (scale, q) = vectors::quantise(&full);
-            let next = ix.project_ids.len() as u32;
+            let next = ix.project_ids.len();
             let p = *ix.project_ids.entry(project.to_string()).or_insert(next);
             ix.slot.insert(*id, ix.ids.len());
             ix.ids.push(*id);

@@ -147,7 +147,14 @@ fn whole(v: &Value) -> Option<Value> {
         Value::Number(n) => n
             .as_f64()
             .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
-            .map(|f| Value::from(f as i64)),
+            .map(|f| {
+                #[allow(
+                    clippy::cast_possible_truncation,
+                    reason = "a whole number below 9e15 in size is exactly an i64"
+                )]
+                let n = f as i64;
+                Value::from(n)
+            }),
         _ => None,
     }
 }

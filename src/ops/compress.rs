@@ -52,7 +52,8 @@ impl Operation for Compress {
         };
         let max_jobs = match self.max_jobs {
             None => usize::MAX,
-            Some(n) if n >= 1 => n as usize,
+            // More jobs than memory can count is no limit at all.
+            Some(n) if n >= 1 => usize::try_from(n).unwrap_or(usize::MAX),
             Some(n) => {
                 return Err(OpError::InvalidArgument(format!(
                     "max_jobs must be 1 or more, not {n}."

@@ -70,7 +70,7 @@ pub struct WorkStateWrite {
 // What a list item may be, for the schema: a string, a number, a boolean or a plain object.
 #[derive(JsonSchema)]
 #[serde(untagged)]
-#[allow(dead_code)] // Only its schema is used.
+#[allow(dead_code, reason = "only its schema is used")]
 enum ListItem {
     Text(String),
     Number(f64),

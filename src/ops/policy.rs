@@ -68,9 +68,11 @@ pub struct Range {
 }
 
 impl Range {
-    /// The value asked for (or the default), clamped into the range.
+    /// The value asked for (or the default), clamped into the range, and then into `usize`:
+    /// below 0 is 0, beyond `usize::MAX` (on a 32-bit target) is `usize::MAX`.
     pub fn clamp(self, asked: Option<i64>) -> usize {
-        asked.unwrap_or(self.default).clamp(self.min, self.max) as usize
+        let v = asked.unwrap_or(self.default).clamp(self.min, self.max);
+        usize::try_from(v.max(0)).unwrap_or(usize::MAX)
     }
 }
 
@@ -122,7 +124,12 @@ pub fn days_before(now: i64, days: f64) -> Result<i64, OpError> {
             "older_than_days must be a number of days, 0 or more.".into(),
         ));
     }
-    Ok(now.saturating_sub((days.min(MAX_DAYS) * 86_400_000.0) as i64))
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "0 to MAX_DAYS days is at most 8.64e14 ms, well inside i64"
+    )]
+    let ms = (days.min(MAX_DAYS) * 86_400_000.0) as i64;
+    Ok(now.saturating_sub(ms))
 }
 
 #[cfg(test)]
@@ -135,6 +142,18 @@ mod tests {
         assert_eq!(LIMIT.clamp(Some(1000)), 100);
         assert_eq!(LIMIT.clamp(Some(0)), 1);
         assert_eq!(TIMELINE_SIDE.clamp(Some(-3)), 0);
+    }
+
+    #[test]
+    fn a_value_below_0_clamps_to_0_not_to_a_huge_count() {
+        let r = Range {
+            default: 0,
+            min: -10,
+            max: 10,
+        };
+        assert_eq!(r.clamp(Some(-3)), 0);
+        assert_eq!(r.clamp(Some(i64::MIN)), 0);
+        assert_eq!(r.clamp(Some(7)), 7);
     }
 
     #[test]

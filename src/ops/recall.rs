@@ -104,6 +104,12 @@ impl Operation for Search {
         if offset < 0 {
             return Err(OpError::InvalidArgument("offset must be 0 or more.".into()));
         }
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "0 to MAX_OFFSET: a negative offset is refused above"
+        )]
+        let offset = offset.min(MAX_OFFSET) as usize;
         let since = When::resolve(self.since.as_ref(), "since", &ctx.clock, Bound::Start)?;
         let mut until = When::resolve(self.until.as_ref(), "until", &ctx.clock, Bound::End)?;
         if let Some(days) = self.older_than_days {
@@ -122,7 +128,7 @@ impl Operation for Search {
             since,
             until,
             limit: LIMIT.clamp(self.limit),
-            offset: offset.min(MAX_OFFSET) as usize,
+            offset,
             order: self.order.unwrap_or_default(),
             raw: self.raw,
         };

@@ -123,7 +123,8 @@ pub fn parse_rules(path: &Path, text: &str) -> Result<Vec<UserRule>, RuleFileErr
         }
         let secret_group = match raw.secret_group {
             None | Some(0) => None,
-            Some(n) if n > 0 => Some(n as usize),
+            // A group past usize::MAX cannot exist, and the group check below says so.
+            Some(n) if n > 0 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
             Some(n) => return Err(bad(format!("secretGroup {n} must be 0 or more"))),
         };
         out.push(UserRule {
@@ -240,6 +241,18 @@ mod tests {
         .unwrap();
         let e = check_rules(p, &rules).unwrap_err().to_string();
         assert!(e.contains("secretGroup 3"), "{e}");
+    }
+
+    #[test]
+    fn the_largest_secret_group_is_refused_as_missing() {
+        let p = Path::new("r.toml");
+        let rules = parse_rules(
+            p,
+            "[[rules]]\nid = \"grp\"\nregex = '''a(b)'''\nsecretGroup = 9223372036854775807\n",
+        )
+        .unwrap();
+        let e = check_rules(p, &rules).unwrap_err().to_string();
+        assert!(e.contains("secretGroup 9223372036854775807 but"), "{e}");
     }
 
     #[test]

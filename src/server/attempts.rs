@@ -176,12 +176,13 @@ mod tests {
     fn the_table_never_grows_past_its_capacity() {
         let a = Attempts::default();
         let t0 = Instant::now();
-        for n in 0..(CAPACITY as u32 + 500) {
+        let capacity = u32::try_from(CAPACITY).unwrap();
+        for n in 0..(capacity + 500) {
             a.fail(IpAddr::V4(n.into()), t0);
         }
         assert!(a.table.lock().unwrap().len() <= CAPACITY + 1);
         // The addresses past the capacity share one entry, which the limit closes.
-        let newcomer = IpAddr::V4((CAPACITY as u32 + 1000).into());
+        let newcomer = IpAddr::V4((capacity + 1000).into());
         assert!(a.blocked(newcomer, t0).is_some());
         // Once the old entries expire, a newcomer gets its own again.
         let later = t0 + WINDOW + BLOCK + Duration::from_secs(1);

@@ -51,9 +51,14 @@ impl Limits {
                 _ => Ok(default),
             }
         };
-        let ms = |d: Duration| d.as_millis() as u64;
+        // A count past what memory can address is no cap at all, on a 32-bit target too.
+        let count = |name: &str, default: usize| -> Result<usize, String> {
+            let default = u64::try_from(default).unwrap_or(u64::MAX);
+            Ok(usize::try_from(number(name, default)?).unwrap_or(usize::MAX))
+        };
+        let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         Ok(Limits {
-            max_connections: number("ALETHEIA_MAX_CONNECTIONS", d.max_connections as u64)? as usize,
+            max_connections: count("ALETHEIA_MAX_CONNECTIONS", d.max_connections)?,
             header_timeout: Duration::from_millis(number(
                 "ALETHEIA_HEADER_TIMEOUT_MS",
                 ms(d.header_timeout),
@@ -62,7 +67,7 @@ impl Limits {
                 "ALETHEIA_BODY_TIMEOUT_MS",
                 ms(d.body_timeout),
             )?),
-            mcp_sessions: number("ALETHEIA_MCP_SESSIONS", d.mcp_sessions as u64)? as usize,
+            mcp_sessions: count("ALETHEIA_MCP_SESSIONS", d.mcp_sessions)?,
             mcp_session_idle: Duration::from_secs(number(
                 "ALETHEIA_MCP_SESSION_IDLE_SECS",
                 d.mcp_session_idle.as_secs(),
@@ -85,5 +90,17 @@ mod tests {
         let e = Limits::from_lookup(|n| (n == "ALETHEIA_MCP_SESSIONS").then(|| "0".into()))
             .unwrap_err();
         assert!(e.starts_with("ALETHEIA_MCP_SESSIONS must be"), "{e}");
+    }
+
+    #[test]
+    fn a_count_past_what_usize_holds_is_no_cap() {
+        let l = Limits::from_lookup(|n| {
+            (n == "ALETHEIA_MAX_CONNECTIONS").then(|| u64::MAX.to_string())
+        })
+        .unwrap();
+        assert_eq!(
+            l.max_connections,
+            usize::try_from(u64::MAX).unwrap_or(usize::MAX)
+        );
     }
 }

@@ -192,7 +192,8 @@ impl Open {
     }
 
     fn now(&self) -> u64 {
-        self.epoch.elapsed().as_millis() as u64
+        // Saturates after 584 million years of uptime.
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
     fn table(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Conn>>> {

@@ -253,11 +253,20 @@ fn drain(mut pipe: impl Read + Send + 'static, which: usize, tx: mpsc::Sender<(u
 
 /// Kill the child's whole process group and reap the child.
 fn kill_group(child: &mut Child) {
-    // The group id is the child's pid, from `process_group(0)`.
-    let group = -(child.id() as libc::pid_t);
-    // SAFETY: kill(2) with a negative pid signals that process group; it touches no memory.
-    unsafe {
-        libc::kill(group, libc::SIGKILL);
+    // The group id is the child's pid, from `process_group(0)`. A pid that did not fit pid_t
+    // would wrap, and its negation could name another process or our own group (0): then only
+    // the child itself is killed.
+    match libc::pid_t::try_from(child.id()) {
+        Ok(group) if group > 0 => {
+            // SAFETY: kill(2) with a negative pid signals that process group; it touches no
+            // memory.
+            unsafe {
+                libc::kill(-group, libc::SIGKILL);
+            }
+        }
+        _ => {
+            let _ = child.kill();
+        }
     }
     let _ = child.wait();
 }

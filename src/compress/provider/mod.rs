@@ -79,6 +79,10 @@ const NAMES: &str = "none, openai (or openai-compatible), claude-cli";
 /// call that runs to its timeout still ends while the job is this worker's.
 const DEFAULT_TIMEOUT_SECS: u64 = 45;
 
+/// The longest timeout honoured: a day outlasts any extraction, and a deadline that far off
+/// still fits the clock, where `now + u64::MAX seconds` would overflow it and panic.
+const MAX_TIMEOUT_SECS: u64 = 86_400;
+
 /// The providers the user chose, in fallback order; empty for the rule extractor (`none`, or
 /// nothing set).
 pub fn from_env() -> Result<Vec<Box<dyn Provider>>, ProviderError> {
@@ -145,9 +149,38 @@ fn timeout(lookup: &dyn Fn(&str) -> Option<String>) -> Result<Duration, Provider
         return Ok(Duration::from_secs(DEFAULT_TIMEOUT_SECS));
     };
     match value.parse::<u64>() {
-        Ok(secs) if secs > 0 => Ok(Duration::from_secs(secs)),
+        Ok(secs) if secs > 0 => Ok(Duration::from_secs(secs.min(MAX_TIMEOUT_SECS))),
         _ => Err(ProviderError::Config(format!(
             "ALETHEIA_PROVIDER_TIMEOUT_SECS must be a whole number of seconds above 0, not `{value}`"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timeout_of(value: &str) -> Result<Duration, ProviderError> {
+        let value = value.to_owned();
+        timeout(&move |name: &str| {
+            (name == "ALETHEIA_PROVIDER_TIMEOUT_SECS").then(|| value.clone())
+        })
+    }
+
+    #[test]
+    fn a_timeout_beyond_a_day_is_read_as_a_day() {
+        let day = Duration::from_secs(MAX_TIMEOUT_SECS);
+        assert_eq!(timeout_of("18446744073709551615").unwrap(), day);
+        assert_eq!(timeout_of("86401").unwrap(), day);
+        assert_eq!(timeout_of("90").unwrap(), Duration::from_secs(90));
+        // The deadline a provider computes from it fits the clock.
+        assert!(std::time::Instant::now().checked_add(day).is_some());
+    }
+
+    #[test]
+    fn a_zero_or_unreadable_timeout_is_refused() {
+        assert!(timeout_of("0").is_err());
+        assert!(timeout_of("-1").is_err());
+        assert!(timeout_of("forever").is_err());
     }
 }
