@@ -1,8 +1,6 @@
 //! A temporary home for one test: its own data directory, temp directory and store, and a
 //! builder that runs the real `aletheia` binary against them.
 
-#![allow(dead_code)]
-
 use assert_cmd::Command;
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
