@@ -123,6 +123,7 @@ fn command() -> clap::Command {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("hook") {
+        aletheia::stall::at("main");
         return match (args.get(2), args.get(3)) {
             (Some(tool), Some(event)) => ExitCode::from(run_hook(tool, event)),
             _ => {
@@ -203,5 +204,7 @@ fn main() -> ExitCode {
 /// The hook never fails the host: a panic is caught and still exits 0.
 fn run_hook(tool: &str, event: &str) -> u8 {
     let _ = std::panic::catch_unwind(|| aletheia::capture::hook::run(tool, event));
+    aletheia::stall::at("end");
+    aletheia::stall::report();
     0
 }

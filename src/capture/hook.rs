@@ -60,6 +60,7 @@ pub fn run(host: &str, event: &str) -> i32 {
         .lock()
         .take(MAX_PAYLOAD)
         .read_to_end(&mut raw);
+    crate::stall::at("read");
     let Some(spec) = adapter.events.get(event) else {
         return 0;
     };
@@ -68,6 +69,7 @@ pub fn run(host: &str, event: &str) -> i32 {
         _ => return 0,
     };
     let mut capture = adapter.capture(spec, &payload, crate::time::now_ms());
+    crate::stall::at("parse");
     if crate::config::excluded_projects().contains(&capture.project) {
         return 0;
     }
@@ -106,6 +108,8 @@ pub fn run(host: &str, event: &str) -> i32 {
         });
     }
 
+    crate::stall::at("redact");
+
     let state = Arc::new(AtomicU8::new(RUNNING));
     // What the run's own spooling came to, for the watchdog to say if the deadline falls after it.
     let spool_outcome = Arc::new(OnceLock::new());
@@ -130,6 +134,7 @@ pub fn run(host: &str, event: &str) -> i32 {
         redactor,
         deadline,
     );
+    crate::stall::at("closed");
     let spooled = match &outcome {
         Err(e) if !lines.is_empty() => {
             crate::stall::at("spool");
@@ -300,6 +305,7 @@ fn store_and_recall(
     }
     crate::stall::at("open");
     let mut store = Store::open(paths, OpenOptions::HOOK)?;
+    crate::stall::at("opened");
     let writes = memory.is_some() || capture.queue;
     if !spool::pending_files(paths).is_empty() {
         // Half the remaining time at most, so the event itself still gets stored.
@@ -324,6 +330,7 @@ fn store_and_recall(
             crate::time::now_ms(),
         )?;
     }
+    crate::stall::at("written");
     if capture.context {
         crate::stall::at("context");
         let block = crate::recall::context::build(

@@ -241,3 +241,46 @@ fn excluded_projects_store_and_spool_nothing() {
         "nothing may be written for an excluded project"
     );
 }
+
+/// With `ALETHEIA_HOOK_PHASES` set a hook prints its timed steps, in the order it ran them, on
+/// one stderr line (what `scripts/bench --hook-breakdown` reads); without it, nothing.
+#[test]
+fn a_hook_prints_its_timed_steps_in_order_only_when_asked() {
+    let env = Env::new();
+    let run = |phases: bool, prompt: &str| {
+        let mut cmd = env.cmd();
+        if phases {
+            cmd.env("ALETHEIA_HOOK_PHASES", "1");
+        }
+        let out = cmd
+            .args(["hook", "claude-code", "UserPromptSubmit"])
+            .write_stdin(support::prompt_payload(prompt))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert_eq!(run(false, "an untimed prompt"), "");
+    let stderr = run(true, "a timed prompt");
+    let line = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("aletheia phases: "))
+        .unwrap_or_else(|| panic!("no phases line in {stderr:?}"));
+    let steps: Vec<(&str, u128)> = line
+        .split(' ')
+        .map(|s| {
+            let (name, ns) = s.split_once('=').unwrap();
+            (name, ns.parse().unwrap())
+        })
+        .collect();
+    let names: Vec<&str> = steps.iter().map(|s| s.0).collect();
+    assert_eq!(
+        names,
+        [
+            "main", "read", "parse", "redact", "start", "open", "opened", "write", "written",
+            "closed", "notice", "finish", "end"
+        ]
+    );
+    assert!(steps.windows(2).all(|w| w[0].1 <= w[1].1), "{line}");
+    assert_eq!(env.memories().len(), 2);
+}
