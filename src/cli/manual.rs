@@ -107,6 +107,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "Origins, comma separated, the server accepts requests from besides its own.",
     ),
     (
+        "ALETHEIA_HOOK_PHASES",
+        "When set, the hook prints the time each of its steps took as one line on stderr.",
+    ),
+    (
         "ALETHEIA_LOG",
         "The server's log filter (default info); the MCP library stays at warn unless the filter names rmcp.",
     ),
