@@ -10,6 +10,7 @@
 //! function that writes takes [`Redacted`](crate::redact::Redacted) values.
 
 pub mod compression;
+pub mod contract;
 mod events;
 pub mod fact_queries;
 pub mod facts;
@@ -28,12 +29,16 @@ pub mod term_counts;
 pub mod usage;
 pub mod vectors;
 
+pub use contract::{
+    Facts, JobWrites, Jobs, Lists, Memories, Rules, SearchIndex, Storage, Upkeep, Vectors,
+};
 pub use events::Record;
 use memories::{COLUMNS, from_row};
 pub use memories::{Inserted, MemoryFilter, content_hash};
 use memories::{insert_tx, touch_capture};
 pub use queue::QueuedSession;
 use queue::enqueue_tx;
+pub use scrub::Rescrubbed;
 
 use crate::config::Paths;
 use rusqlite::{Connection, OpenFlags};
@@ -58,19 +63,37 @@ pub enum StoreError {
     },
     #[error("the store's folder {0} does not exist; create it or point ALETHEIA_HUB_DB elsewhere")]
     MissingFolder(PathBuf),
+    /// The engine refused or failed: its own error, kept as the source, classified so callers
+    /// can act on it without knowing the engine.
     #[error("store {path}: {source}")]
-    Sqlite {
+    Engine {
         path: PathBuf,
-        source: rusqlite::Error,
+        constraint: bool,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
 }
 
 impl StoreError {
-    /// Whether SQLite refused a write for breaking a constraint (a clash with stored data),
+    /// SQLite's error for the store at `path`, classified.
+    fn sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
+        StoreError::Engine {
+            path: path.to_owned(),
+            constraint: source.sqlite_error_code()
+                == Some(rusqlite::ErrorCode::ConstraintViolation),
+            source: Box::new(source),
+        }
+    }
+
+    /// Whether the engine refused a write for breaking a constraint (a clash with stored data),
     /// rather than failing to reach or read the store.
     pub fn is_constraint(&self) -> bool {
-        matches!(self, StoreError::Sqlite { source, .. }
-            if source.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation))
+        matches!(
+            self,
+            StoreError::Engine {
+                constraint: true,
+                ..
+            }
+        )
     }
 }
 
@@ -238,10 +261,7 @@ impl Store {
 
     /// Open (and create or migrate) the store at `path`.
     pub fn open_path(path: &Path, opts: OpenOptions) -> Result<Store, StoreError> {
-        let err = |source| StoreError::Sqlite {
-            path: path.to_owned(),
-            source,
-        };
+        let err = |source| StoreError::sqlite(path, source);
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -317,10 +337,7 @@ impl Store {
     }
 
     fn err(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite {
-            path: self.path.clone(),
-            source,
-        }
+        StoreError::sqlite(&self.path, source)
     }
 
     /// How many bytes of the file this connection may map (`PRAGMA mmap_size`).
@@ -350,17 +367,11 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(|e| StoreError::Sqlite {
-                path: self.path.clone(),
-                source: e,
-            })?;
+            .map_err(|e| StoreError::sqlite(&self.path, e))?;
         // Another process may have migrated while we waited for the write lock.
         let version: i64 = tx
             .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| StoreError::Sqlite {
-                path: self.path.clone(),
-                source: e,
-            })?;
+            .map_err(|e| StoreError::sqlite(&self.path, e))?;
         if version > schema::CURRENT_VERSION {
             drop(tx);
             return self.check_not_newer(version);
@@ -368,10 +379,7 @@ impl Store {
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
             tx.execute_batch(sql)
                 .and_then(|_| tx.pragma_update(None, "user_version", i as i64 + 1))
-                .map_err(|e| StoreError::Sqlite {
-                    path: self.path.clone(),
-                    source: e,
-                })?;
+                .map_err(|e| StoreError::sqlite(&self.path, e))?;
         }
         tx.commit().map_err(|e| self.err(e))
     }
@@ -393,10 +401,7 @@ impl Store {
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
         let path = self.path.clone();
-        let err = |source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
+        let err = |source| StoreError::sqlite(&path, source);
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
