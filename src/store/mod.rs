@@ -7,7 +7,9 @@
 //!
 //! The statements live here, behind functions named for what they answer (`trusted_facts`,
 //! `record_event`, `memories_around`, ...), so the layers above never see SQL, and every
-//! function that writes takes [`Redacted`](crate::redact::Redacted) values.
+//! function that writes takes [`Redacted`](crate::redact::Redacted) values. The layers above
+//! reach those functions through the engine-neutral [`contract`] (`&mut dyn Storage`); only
+//! the hook's path and the commands that open the file hold a `Store` itself.
 
 pub mod compression;
 pub mod contract;

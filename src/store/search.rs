@@ -384,7 +384,7 @@ impl Store {
         read().map_err(|e| self.err(e))
     }
 
-    /// A reader of candidate rows by id (see [`CandidateRows`]).
+    /// A reader of candidate rows by id (see [`CandidateReader`]).
     pub fn candidate_rows(&self) -> Result<Box<dyn CandidateReader + '_>, StoreError> {
         let stmt = self
             .conn

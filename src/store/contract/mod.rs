@@ -14,7 +14,7 @@
 //!   ties (date order ties by id), the same limits, the same idempotence (a memory with the
 //!   same content hash is stored once; a rule or fact already known is reported as known; a
 //!   job finishes only while its lease is the caller's, and writes nothing otherwise).
-//! - Writes that take [`Redacted`](crate::redact::Redacted) values, and no way to write
+//! - Writes that take [`Redacted`] values, and no way to write
 //!   anything else: redaction happens before the contract, never inside an engine.
 //! - A job's result, written through [`JobWrites`], in one transaction that commits whole or
 //!   not at all.
@@ -446,6 +446,17 @@ pub trait JobWrites {
 pub trait Storage:
     Memories + SearchIndex + Facts + Rules + Lists + Jobs + Vectors + Upkeep
 {
+    /// The local SQLite store the hook writes, when this engine is it. The two operations that
+    /// act as a hook would (`capture_event` routes a raw host event through its adapter, and
+    /// `drain` brings the local spool in) take the hook's own path, which stays on SQLite for
+    /// speed; any other engine answers `None`, and they answer that they need the local store.
+    fn hook_store(&mut self) -> Option<&mut Store> {
+        None
+    }
 }
 
-impl<T: Memories + SearchIndex + Facts + Rules + Lists + Jobs + Vectors + Upkeep> Storage for T {}
+impl Storage for Store {
+    fn hook_store(&mut self) -> Option<&mut Store> {
+        Some(self)
+    }
+}
