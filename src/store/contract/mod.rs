@@ -2,10 +2,12 @@
 //! from a store, named engine-neutrally so that a second engine can stand behind them.
 //!
 //! The SQLite [`Store`] is the first engine; the team hub's PostgreSQL store will be the
-//! second. Everything above the store takes `&dyn Storage` or `&mut dyn Storage`, so no layer
-//! above it knows which engine answers. The hook's hot path (capture, the spool's drain) keeps
-//! calling the SQLite store directly: it opens a local file on every event and must stay as
-//! fast as it is.
+//! second. The operations, recall, compression and the semantic index take `&dyn Storage` or
+//! `&mut dyn Storage`, so none of them knows which engine answers; the front ends that open
+//! the file (the CLI, MCP's stdio server, the HTTP server's pool and worker) hold the SQLite
+//! store and hand it on as `&mut dyn Storage`. The hook's hot path (capture, the spool's
+//! drain) keeps calling the SQLite store directly: it opens a local file on every event and
+//! must stay as fast as it is.
 //!
 //! # What a second engine must provide
 //!
@@ -72,32 +74,40 @@ use std::collections::HashSet;
 
 /// Declares each part of the contract and implements it for the SQLite [`Store`] by calling
 /// the inherent method of the same name, so the contract and the engine cannot drift apart
-/// without a compile error, and each signature is written once.
+/// without a compile error, and each signature is written once. Tests also get an engine that
+/// is not the hook's store (`tests::Elsewhere`, SQLite underneath), to show that the layers
+/// above run on any engine.
 macro_rules! contract {
     ($( $(#[$doc:meta])* pub trait $part:ident { $($body:tt)* } )*) => {
         $(
             $(#[$doc])*
             pub trait $part { $($body)* }
-            contract!(@sqlite $part [] $($body)*);
+            contract!(@sqlite $part [] [] $($body)*);
         )*
     };
-    (@sqlite $part:ident [$($done:tt)*]) => {
+    (@sqlite $part:ident [$($done:tt)*] [$($elsewhere:tt)*]) => {
         impl $part for Store { $($done)* }
+        #[cfg(test)]
+        impl $part for tests::Elsewhere { $($elsewhere)* }
     };
-    (@sqlite $part:ident [$($done:tt)*]
+    (@sqlite $part:ident [$($done:tt)*] [$($elsewhere:tt)*]
         $(#[$doc:meta])* fn $name:ident(&mut $me:ident $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty;
         $($rest:tt)*
     ) => {
         contract!(@sqlite $part [$($done)*
             fn $name(&mut $me $(, $arg: $ty)*) -> $ret { Store::$name($me $(, $arg)*) }
+        ] [$($elsewhere)*
+            fn $name(&mut $me $(, $arg: $ty)*) -> $ret { Store::$name(&mut $me.0 $(, $arg)*) }
         ] $($rest)*);
     };
-    (@sqlite $part:ident [$($done:tt)*]
+    (@sqlite $part:ident [$($done:tt)*] [$($elsewhere:tt)*]
         $(#[$doc:meta])* fn $name:ident(&$me:ident $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty;
         $($rest:tt)*
     ) => {
         contract!(@sqlite $part [$($done)*
             fn $name(&$me $(, $arg: $ty)*) -> $ret { Store::$name($me $(, $arg)*) }
+        ] [$($elsewhere)*
+            fn $name(&$me $(, $arg: $ty)*) -> $ret { Store::$name(&$me.0 $(, $arg)*) }
         ] $($rest)*);
     };
 }

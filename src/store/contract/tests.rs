@@ -7,6 +7,12 @@ use crate::model::{Kind, MemoryType};
 use crate::store::OpenOptions;
 use crate::store::search::{Candidates, DateOrder, Filter, TextQuery};
 
+/// An engine that is not the hook's local store (SQLite underneath, every part delegated to
+/// it, but no [`Storage::hook_store`]): what the operations do on the hub's engine.
+pub(crate) struct Elsewhere(pub(crate) Store);
+
+impl Storage for Elsewhere {}
+
 /// One case: it gets an empty store and panics when the engine breaks the contract.
 type Case = fn(&mut dyn Storage);
 
@@ -275,4 +281,48 @@ fn the_sqlite_store_keeps_the_storage_contract() {
         let storage: &mut dyn Storage = &mut store;
         case(storage);
     }
+}
+
+#[test]
+fn operations_run_on_an_engine_that_is_not_the_hooks_store() {
+    use crate::ops::{Caller, Context, OpError, call};
+    use crate::time::Clock;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+    let mut engine = Elsewhere(store);
+    let redactor = Redactor::builtin();
+    let paths = crate::config::Paths::within(dir.path());
+    let mut ctx = Context {
+        store: &mut engine,
+        redactor: &redactor,
+        clock: Clock::utc(1_780_000_000_000),
+        caller: Caller::local("cli", "shop"),
+        paths: Some(&paths),
+        semantic: None,
+        extraction: None,
+    };
+    let save: crate::ops::memories::SaveMemory = serde_json::from_value(serde_json::json!({
+        "text": "invoices are sent monthly", "project": "shop"
+    }))
+    .unwrap();
+    let saved = call(&mut ctx, save).unwrap();
+    let search: crate::ops::recall::Search =
+        serde_json::from_value(serde_json::json!({ "query": "invoices" })).unwrap();
+    let found = call(&mut ctx, search).unwrap();
+    assert_eq!(
+        found.hits.iter().map(|h| h.memory.id).collect::<Vec<_>>(),
+        [saved.id]
+    );
+    let capture: crate::ops::capture::CaptureEvent = serde_json::from_value(serde_json::json!({
+        "tool": "claude-code", "event": "UserPromptSubmit",
+        "payload": { "session_id": "s1", "cwd": "/home/dev/shop", "prompt": "add a discount" }
+    }))
+    .unwrap();
+    let refused = call(&mut ctx, capture).unwrap_err();
+    assert!(
+        matches!(&refused, OpError::StoreUnavailable(m) if m.contains("hook path")),
+        "{refused:?}"
+    );
+    let drained = call(&mut ctx, crate::ops::upkeep::Drain {}).unwrap_err();
+    assert!(matches!(drained, OpError::NotFound(_)), "{drained:?}");
 }
