@@ -12,7 +12,7 @@ use super::window::{self, Piece};
 use super::{Candidate, Extraction};
 use crate::model::{Kind, MemoryType, NewMemory, cut_chars};
 use crate::redact::{Redacted, Redactor};
-use crate::store::compression::{self, Comparable, Source};
+use crate::store::compression::{self, Comparable, Source, Summary};
 use crate::store::facts::{FactOutcome, NewFact};
 use crate::store::jobs::Job;
 use crate::store::{JobWrites, Storage, StoreError};
@@ -361,7 +361,8 @@ fn write(
         })
     {
         let (title, text) = summary_text("Session summary:", &lines);
-        report.session_summary = tx.replace_summary(row.id, &title, &text, now)?;
+        let summary = Redacted::new(Summary { title, text }, redactor);
+        report.session_summary = tx.replace_summary(row.id, &summary, now)?;
     }
     let facts = tx.summary_facts(&job.project, SUMMARY_FACTS)?;
     if !facts.is_empty() {

@@ -55,7 +55,7 @@ pub(in crate::store) mod sqlite;
 #[cfg(test)]
 mod tests;
 
-use super::compression::{Comparable, Source};
+use super::compression::{Comparable, Source, Summary};
 use super::facts::{Accepted, FactOutcome, NewFact, Rejected};
 use super::jobs::{Job, JobCounts, JobRow, Retry};
 use super::rules::NewRule;
@@ -412,7 +412,22 @@ contract! {
     }
 }
 
-/// What a finished job writes, inside the transaction [`Jobs::finish_job`] holds.
+/// What a finished job writes, inside the transaction [`Jobs::finish_job`] holds. Like every
+/// write, each takes redacted values: a summary that skipped redaction does not compile.
+///
+/// ```compile_fail
+/// use aletheia::store::{JobWrites, Jobs, OpenOptions, Store};
+///
+/// let dir = tempfile::tempdir()?;
+/// let mut store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)?;
+/// store.queue_project_job("shop", 0)?;
+/// let job = store.claim_job("w", 0, 1000, 5)?.unwrap();
+/// Jobs::finish_job(&mut store, &job, 1, &mut |w: &mut dyn JobWrites| {
+///     w.replace_summary(1, "ghp_unredacted", 1)?;
+///     Ok("{}".into())
+/// })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait JobWrites {
     /// Which of `ids` are dismissed (or gone) now.
     fn dismissed_among(&mut self, ids: &[i64]) -> Result<HashSet<i64>, StoreError>;
@@ -437,8 +452,7 @@ pub trait JobWrites {
     fn replace_summary(
         &mut self,
         memory_id: i64,
-        title: &str,
-        text: &str,
+        summary: &Redacted<Summary>,
         now: i64,
     ) -> Result<bool, StoreError>;
     /// The current facts a summary lists, best first, one line each.

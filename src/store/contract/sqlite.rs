@@ -5,7 +5,7 @@ use super::JobWrites;
 use crate::model::NewMemory;
 use crate::redact::Redacted;
 use crate::store::StoreError;
-use crate::store::compression;
+use crate::store::compression::{self, Summary};
 use crate::store::facts::{FactOutcome, NewFact, insert_fact_tx};
 use rusqlite::Transaction;
 use std::collections::HashSet;
@@ -54,12 +54,11 @@ impl JobWrites for TxWrites<'_> {
     fn replace_summary(
         &mut self,
         memory_id: i64,
-        title: &str,
-        text: &str,
+        summary: &Redacted<Summary>,
         now: i64,
     ) -> Result<bool, StoreError> {
         self.or_err(compression::replace_summary(
-            self.tx, memory_id, title, text, now,
+            self.tx, memory_id, summary, now,
         ))
     }
 
