@@ -112,6 +112,11 @@ pub const DEFAULT_CAP_MB: f64 = 256.0;
 /// The cap on everything spooled (both spools and the files a drain took aside), in bytes:
 /// `ALETHEIA_SPOOL_MAX_MB` (a positive number of MB, fractions allowed), else
 /// [`DEFAULT_CAP_MB`].
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "finite and positive; a cap past u64::MAX bytes saturates to u64::MAX, no cap at all"
+)]
 pub fn cap_bytes() -> u64 {
     let mb = std::env::var("ALETHEIA_SPOOL_MAX_MB")
         .ok()
@@ -556,7 +561,13 @@ pub fn waiting(paths: &Paths) -> Option<Waiting> {
         }
         let mut lines = head.iter().filter(|&&b| b == b'\n').count();
         if size > head.len() as u64 {
-            lines = (lines as f64 * size as f64 / head.len() as f64).round() as usize;
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "finite, non-negative and at most `size` (the head has no more lines than bytes); `as` saturates where usize is narrower"
+            )]
+            let estimate = (lines as f64 * size as f64 / head.len() as f64).round() as usize;
+            lines = estimate;
             w.approximate = true;
         }
         w.events += lines;
@@ -787,7 +798,8 @@ mod tests {
     #[test]
     fn sizes_read_as_a_person_writes_them() {
         assert_eq!(megabytes(256 * 1024 * 1024), "256 MB");
-        assert_eq!(megabytes((0.002f64 * 1024.0 * 1024.0) as u64), "0.002 MB");
+        // 0.002 MB is 2097.152 bytes.
+        assert_eq!(megabytes(2_097), "0.002 MB");
         assert_eq!(megabytes(1536 * 1024), "1.5 MB");
     }
 
@@ -821,7 +833,7 @@ mod tests {
                 text: format!("{text} {i}"),
                 files: vec![],
                 pinned: false,
-                created_at: 1_000 + i as i64,
+                created_at: 1_000 + i64::try_from(i).unwrap(),
             };
             serde_json::to_string(&SpoolLine::memory(&Redacted::new(m, Redactor::global())))
                 .unwrap()

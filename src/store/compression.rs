@@ -4,6 +4,7 @@
 //!
 //! The writers take the job's transaction, so a job's whole result commits or none of it does.
 
+use super::sql_numbers::sql_int;
 use super::{Store, StoreError, content_hash};
 use crate::model::NewMemory;
 use crate::redact::{Redact, Redacted, Redactor};
@@ -115,7 +116,7 @@ impl Store {
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(params![project, limit as i64], |r| {
+            .query_map(params![project, sql_int(limit)], |r| {
                 let scale: Option<f32> = r.get(2)?;
                 let blob: Option<Vec<u8>> = r.get(3)?;
                 Ok(Comparable {
@@ -123,7 +124,7 @@ impl Store {
                     text: r.get(1)?,
                     vector: scale
                         .zip(blob)
-                        .map(|(s, b)| b.iter().map(|&q| f32::from(q as i8) * s).collect()),
+                        .map(|(s, b)| b.iter().map(|&q| f32::from(q.cast_signed()) * s).collect()),
                 })
             })
             .map_err(|e| self.err(e))?;
@@ -271,7 +272,7 @@ pub(super) fn summary_facts(
          WHERE project = ?1 AND valid_to IS NULL AND dismissed = 0
          ORDER BY confidence DESC, valid_from DESC, id LIMIT ?2",
     )?;
-    let rows = stmt.query_map(params![project, limit as i64], |r| {
+    let rows = stmt.query_map(params![project, sql_int(limit)], |r| {
         Ok(format!(
             "{} {} {}",
             r.get::<_, String>(0)?,

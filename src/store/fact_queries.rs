@@ -3,6 +3,7 @@
 //! curated list. Every query reads its rows through [`fact_from_row`], so a fact has one shape
 //! however it is asked for.
 
+use super::sql_numbers::sql_int;
 use super::{Store, StoreError};
 use crate::model::{Fact, Review};
 use rusqlite::params;
@@ -60,7 +61,7 @@ impl Store {
                    AND (f.source != 'rules' OR f.confidence >= 0.6 OR m.pinned = 1)
                  ORDER BY f.confidence DESC, f.valid_from DESC LIMIT ?2"
             ),
-            params![project, limit as i64],
+            params![project, sql_int(limit)],
         )
     }
 
@@ -97,7 +98,7 @@ impl Store {
             project
                 .map(|p| p.to_owned().into())
                 .unwrap_or(rusqlite::types::Value::Null),
-            (limit as i64).into(),
+            sql_int(limit).into(),
         ];
         args.extend(likes.into_iter().map(Into::into));
         self.facts_where(&sql, rusqlite::params_from_iter(args))
@@ -199,7 +200,7 @@ impl Store {
             ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(params![project, subject, limit as i64], |r| {
+            .query_map(params![project, subject, sql_int(limit)], |r| {
                 Ok((fact_from_row(r)?, r.get(12)?))
             })
             .map_err(|e| self.err(e))?;

@@ -11,6 +11,7 @@
 
 use super::contract::JobWrites;
 use super::contract::sqlite::TxWrites;
+use super::sql_numbers::sql_int;
 use super::{Store, StoreError};
 use rusqlite::{OptionalExtension, Transaction, params};
 
@@ -339,7 +340,7 @@ impl Store {
             ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([limit as i64], job_row)
+            .query_map([sql_int(limit)], job_row)
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
@@ -424,6 +425,17 @@ mod tests {
             None,
             "not while the first holds its lease"
         );
+    }
+
+    #[test]
+    fn a_limit_past_i64_max_lists_every_job() {
+        let (_d, mut s) = store();
+        for session in ["s1", "s2", "s3"] {
+            queue(&mut s, session, 0);
+        }
+        assert_eq!(s.jobs_from_queue(1).unwrap(), 3);
+        assert_eq!(s.recent_jobs(usize::MAX).unwrap().len(), 3);
+        assert_eq!(s.recent_jobs(2).unwrap().len(), 2);
     }
 
     #[test]

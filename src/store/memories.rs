@@ -5,6 +5,7 @@
 //! hash is part of a unique key and the insert is `ON CONFLICT DO NOTHING`, which also makes a
 //! replayed spool or a repeated import harmless.
 
+use super::sql_numbers::sql_int;
 use super::{Store, StoreError};
 use crate::model::{Kind, Memory, MemoryType, NewMemory};
 use crate::redact::Redacted;
@@ -214,7 +215,7 @@ impl Store {
             ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(params![project, at, id, limit as i64], from_row)
+            .query_map(params![project, at, id, sql_int(limit)], from_row)
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
@@ -318,7 +319,7 @@ impl Store {
                     f.project,
                     f.mtype.map(MemoryType::as_str),
                     f.kind.map(Kind::as_str),
-                    limit as i64,
+                    sql_int(limit),
                     offset
                 ],
                 from_row,

@@ -2,6 +2,7 @@
 //! block), which of a session's summaries compression wrote, and the memories either side of
 //! one in time (the timeline). Each is bounded, so a store of any size costs the same.
 
+use super::sql_numbers::sql_int;
 use super::{COLUMNS, Store, StoreError, from_row};
 use crate::model::Memory;
 use rusqlite::params;
@@ -40,7 +41,7 @@ impl Store {
                 "SELECT {COLUMNS} FROM memories WHERE project = ?1 AND dismissed = 0 AND kind != 'event'
                  ORDER BY created_at DESC, id DESC LIMIT ?2"
             ),
-            params![project, limit as i64],
+            params![project, sql_int(limit)],
         )
     }
 
@@ -77,7 +78,7 @@ impl Store {
                    AND (created_at < ?1 OR (created_at = ?1 AND id < ?2))
                  ORDER BY created_at DESC, id DESC LIMIT ?4"
             ),
-            params![anchor.created_at, anchor.id, project, before as i64],
+            params![anchor.created_at, anchor.id, project, sql_int(before)],
         )?;
         earlier.reverse();
         let later = self.memories_where(
@@ -86,7 +87,7 @@ impl Store {
                    AND (created_at > ?1 OR (created_at = ?1 AND id > ?2))
                  ORDER BY created_at, id LIMIT ?4"
             ),
-            params![anchor.created_at, anchor.id, project, after as i64],
+            params![anchor.created_at, anchor.id, project, sql_int(after)],
         )?;
         Ok((earlier, later))
     }

@@ -26,6 +26,7 @@ pub mod rules;
 pub mod schema;
 mod scrub;
 pub mod search;
+mod sql_numbers;
 pub mod state;
 pub mod term_counts;
 pub mod usage;
@@ -58,6 +59,10 @@ pub enum StoreError {
         found: i64,
         supported: i64,
     },
+    #[error(
+        "the store {path} has schema version {found}, which aletheia never writes; point ALETHEIA_HUB_DB at an aletheia store or move the file aside"
+    )]
+    ForeignSchema { path: PathBuf, found: i64 },
     #[error("cannot create the data directory {path}: {source}")]
     DataDir {
         path: PathBuf,
@@ -378,9 +383,15 @@ impl Store {
             drop(tx);
             return self.check_not_newer(version);
         }
-        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
+        // Only a file this code never wrote has a negative version: migrating would skip
+        // every step and leave it without tables.
+        let applied = usize::try_from(version).map_err(|_| StoreError::ForeignSchema {
+            path: self.path.clone(),
+            found: version,
+        })?;
+        for (sql, next) in schema::MIGRATIONS.iter().skip(applied).zip(version + 1..) {
             tx.execute_batch(sql)
-                .and_then(|_| tx.pragma_update(None, "user_version", i as i64 + 1))
+                .and_then(|_| tx.pragma_update(None, "user_version", next))
                 .map_err(|e| StoreError::sqlite(&self.path, e))?;
         }
         tx.commit().map_err(|e| self.err(e))
@@ -433,6 +444,24 @@ mod tests {
             .to_string();
         assert!(
             e.contains("schema version 99") && e.contains("upgrade aletheia"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_negative_schema_version_is_refused_not_opened_as_current() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("hub.db");
+        {
+            let s = Store::open_path(&db, OpenOptions::INTERACTIVE).unwrap();
+            s.conn.pragma_update(None, "user_version", -1).unwrap();
+        }
+        let e = Store::open_path(&db, OpenOptions::INTERACTIVE)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("schema version -1") && e.contains("never writes"),
             "{e}"
         );
     }

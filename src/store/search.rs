@@ -8,6 +8,7 @@
 //! column filters, `bm25()` and its weights, the `aletheia_terms` function and its row sets) stay
 //! in this file, so that a second engine answers the same questions its own way.
 
+use super::sql_numbers::{count, count_usize};
 use super::term_counts::{self, TermCounts};
 use super::{COLUMNS, Store, StoreError, from_row};
 use crate::model::{Kind, Memory, MemoryType};
@@ -183,7 +184,8 @@ impl Store {
                 [&expr],
                 |r| r.get::<_, i64>(0),
             )
-            .map_err(|e| self.err(e))? as usize;
+            .map(count_usize)
+            .map_err(|e| self.err(e))?;
         // `+m.id` keeps SQLite from looking each match up by id, so it walks the time index.
         let id = if matches > DENSE_MATCHES {
             "+m.id"
@@ -256,7 +258,7 @@ impl Store {
         self.conn
             .prepare_cached("SELECT coalesce(max(id), 0) FROM memories")
             .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)))
-            .map(|n| n.max(0) as u64)
+            .map(count)
             .map_err(|e| self.err(e))
     }
 
@@ -272,8 +274,8 @@ impl Store {
                 ))?;
                 stmt.query_row([term_expression(std::slice::from_ref(&term))], |r| {
                     Ok([
-                        r.get::<_, i64>(0)?.max(0) as u64,
-                        r.get::<_, Option<i64>>(1)?.unwrap_or(0).max(0) as u64,
+                        count(r.get(0)?),
+                        count(r.get::<_, Option<i64>>(1)?.unwrap_or(0)),
                     ])
                 })
             })

@@ -129,10 +129,12 @@ unsafe extern "C" fn term_counts(
         match outcome {
             Ok(words) => {
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-                ffi::sqlite3_result_blob(
+                // The 64-bit length: SQLite answers SQLITE_TOOBIG past its limit, where an
+                // `int` length could wrap negative.
+                ffi::sqlite3_result_blob64(
                     ctx,
                     bytes.as_ptr().cast::<c_void>(),
-                    bytes.len() as c_int,
+                    bytes.len() as u64,
                     ffi::SQLITE_TRANSIENT(),
                 );
             }
@@ -158,7 +160,7 @@ unsafe fn wanted(
         let Some(rowid) = api.as_ref().and_then(|a| a.xRowid) else {
             return true;
         };
-        let n = ffi::sqlite3_value_bytes(only).max(0) as usize;
+        let n = usize::try_from(ffi::sqlite3_value_bytes(only)).unwrap_or(0);
         let data = ffi::sqlite3_value_blob(only).cast::<u8>();
         if data.is_null() || n < 8 {
             return false;
@@ -220,7 +222,7 @@ unsafe fn collect(
     };
     // SAFETY: every call passes the context FTS5 gave us and pointers to locals.
     unsafe {
-        let phrases = phrase_count(fts).max(0) as usize;
+        let phrases = usize::try_from(phrase_count(fts)).unwrap_or(0);
         let mut words = vec![0u64; 3 + 2 * phrases];
         let mut rows: ffi::sqlite3_int64 = 0;
         ok(row_count(fts, &mut rows))?;
@@ -228,16 +230,20 @@ unsafe fn collect(
         ok(total_size(fts, -1, &mut tokens))?;
         let mut row_tokens: c_int = 0;
         ok(column_size(fts, -1, &mut row_tokens))?;
-        words[0] = rows.max(0) as u64;
-        words[1] = tokens.max(0) as u64;
-        words[2] = row_tokens.max(0) as u64;
+        // Counts: FTS5 never reports a negative one.
+        words[0] = u64::try_from(rows).unwrap_or(0);
+        words[1] = u64::try_from(tokens).unwrap_or(0);
+        words[2] = u64::try_from(row_tokens).unwrap_or(0);
         let mut n: c_int = 0;
         ok(inst_count(fts, &mut n))?;
         for i in 0..n {
             let (mut phrase, mut col, mut off) = (0, 0, 0);
             ok(inst(fts, i, &mut phrase, &mut col, &mut off))?;
-            if (0..phrases as c_int).contains(&phrase) && (0..2).contains(&col) {
-                words[3 + 2 * phrase as usize + col as usize] += 1;
+            if let (Ok(phrase), Ok(col)) = (usize::try_from(phrase), usize::try_from(col))
+                && phrase < phrases
+                && col < 2
+            {
+                words[3 + 2 * phrase + col] += 1;
             }
         }
         Ok(words)

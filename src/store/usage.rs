@@ -2,6 +2,7 @@
 //! `aletheia doctor` reports. Rows are written right after each call, outside the job's
 //! transaction, so characters sent are counted even when the job later fails.
 
+use super::sql_numbers::{count_usize, sql_int};
 use super::{Store, StoreError};
 use rusqlite::params;
 
@@ -33,13 +34,13 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.write(|tx| {
             tx.prepare_cached("UPDATE jobs SET chars_sent = chars_sent + ?2 WHERE id = ?1")?
-                .execute(params![job, chars_sent as i64])?;
+                .execute(params![job, sql_int(chars_sent)])?;
             tx.prepare_cached(
                 "INSERT INTO provider_usage (day, provider, calls, chars_sent, chars_received) VALUES (?1, ?2, 1, ?3, ?4)
                  ON CONFLICT (day, provider) DO UPDATE SET calls = calls + 1,
                      chars_sent = chars_sent + excluded.chars_sent, chars_received = chars_received + excluded.chars_received",
             )?
-            .execute(params![day, provider, chars_sent as i64, chars_received as i64])?;
+            .execute(params![day, provider, sql_int(chars_sent), sql_int(chars_received)])?;
             Ok(())
         })
     }
@@ -74,7 +75,7 @@ impl Store {
                 [day],
                 |r| r.get::<_, i64>(0),
             )
-            .map(|n| n as usize)
+            .map(count_usize)
             .map_err(|e| self.err(e))
     }
 
@@ -84,7 +85,7 @@ impl Store {
             .query_row("SELECT chars_sent FROM jobs WHERE id = ?1", [job], |r| {
                 r.get::<_, i64>(0)
             })
-            .map(|n| n as usize)
+            .map(count_usize)
             .map_err(|e| self.err(e))
     }
 
@@ -97,5 +98,25 @@ impl Store {
                 |r| r.get(0),
             )
             .map_err(|e| self.err(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::OpenOptions;
+
+    #[test]
+    fn a_negative_character_count_reads_as_nothing_sent() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+        s.record_usage("2026-01-01", "p", 0, 10, 20).unwrap();
+        assert_eq!(s.sent_on("2026-01-01").unwrap(), 10);
+        // Only a damaged or hand-edited file holds a negative count: it must not read as a
+        // huge one, which the cost guard would add a call's size to.
+        s.conn
+            .execute("UPDATE provider_usage SET chars_sent = -5", [])
+            .unwrap();
+        assert_eq!(s.sent_on("2026-01-01").unwrap(), 0);
     }
 }

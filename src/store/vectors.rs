@@ -7,6 +7,7 @@
 //! vectors in memory reads only what is new since its last look. The vectors are derived from
 //! memories already redacted, and are removed with them.
 
+use super::sql_numbers::{count, sql_int};
 use super::{Store, StoreError};
 use rusqlite::{Connection, Transaction, params};
 
@@ -24,6 +25,10 @@ pub struct StoredVector {
 const EMBED_CHARS: usize = 4_000;
 
 /// Quantise a vector to int8 with its scale.
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "each value is clamped to ±127 before the cast, and a NaN casts to 0"
+)]
 pub fn quantise(v: &[f32]) -> (f32, Vec<i8>) {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     if max == 0.0 {
@@ -47,7 +52,7 @@ fn missing(conn: &Connection, after: i64, limit: usize) -> rusqlite::Result<Vec<
          WHERE m.id > ?1 AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)
          ORDER BY m.id LIMIT ?2",
     )?;
-    stmt.query_map([after, limit as i64], |r| {
+    stmt.query_map([after, sql_int(limit)], |r| {
         let title: String = r.get(1)?;
         let text: String = r.get(2)?;
         // The title is usually the text's beginning; repeating it would weigh it twice.
@@ -71,7 +76,7 @@ fn count_missing(conn: &Connection) -> rusqlite::Result<u64> {
         [],
         |r| r.get::<_, i64>(0),
     )
-    .map(|n| n.max(0) as u64)
+    .map(count)
 }
 
 /// Store vectors for memories (replacing any earlier one of the same memory). A memory deleted
@@ -84,7 +89,7 @@ fn put(tx: &Transaction<'_>, model: &str, vectors: &[(i64, Vec<f32>)]) -> rusqli
     let mut stored = 0;
     for (id, v) in vectors {
         let (scale, q) = quantise(v);
-        let bytes: Vec<u8> = q.iter().map(|x| *x as u8).collect();
+        let bytes: Vec<u8> = q.iter().map(|x| x.cast_unsigned()).collect();
         stored += stmt.execute(params![id, model, scale as f64, bytes])?;
     }
     Ok(stored)
@@ -103,8 +108,8 @@ fn since(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<StoredVector>> {
             seq: r.get(0)?,
             memory_id: r.get(1)?,
             project: r.get(2)?,
-            scale: r.get::<_, f64>(3)? as f32,
-            values: bytes.into_iter().map(|b| b as i8).collect(),
+            scale: r.get::<_, f32>(3)?,
+            values: bytes.into_iter().map(u8::cast_signed).collect(),
         })
     })?
     .collect()

@@ -1,6 +1,6 @@
 //! Recall through the binary: search filters and ranking, timeline, observations, context.
 
-mod support;
+use crate::support;
 
 use support::Env;
 

@@ -5,7 +5,7 @@
 //! with SIGKILL mid-job and recovered after its lease, a source dismissed while its job runs,
 //! and a daemon stopped by SIGTERM.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};

@@ -5,7 +5,7 @@
 //! format, a second install changes no byte, uninstall gives back the user's file byte for byte,
 //! a backup is kept, and a file that does not parse is never touched.
 
-mod support;
+use crate::support;
 
 use aletheia::capture::adapter;
 use aletheia::install::{Scope, Setting, spec, status};

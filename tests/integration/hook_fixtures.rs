@@ -1,6 +1,6 @@
 //! Every recorded payload in fixtures/ through the real hook: what is stored, what is printed.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::{Env, fixtures};

@@ -5,7 +5,7 @@
 //! only after the key; wrong keys are throttled and logged; a key that cannot guard the
 //! server is refused before it starts.
 
-mod support;
+use crate::support;
 
 use base64::Engine as _;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! real HTTP. Every REST route, the API key on and off, Host and Origin refusals, the body cap,
 //! the error shape, and a shutdown on SIGTERM that ends cleanly.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::io::{Read, Write};

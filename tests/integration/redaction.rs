@@ -2,7 +2,7 @@
 //! showing the secret, and `scrub` brings a store that an older rule set wrote up to the
 //! current rules, in every table that holds text.
 
-mod support;
+use crate::support;
 
 use support::Env;
 

@@ -8,7 +8,7 @@
 //! and `ALETHEIA_NODE_DIR` (a folder with Node 22's `node`). Most of these CLIs exit 0 even when
 //! a server fails, so the tests read what they print.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};

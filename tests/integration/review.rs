@@ -2,7 +2,7 @@
 //! wait for the user, who keeps one. The facts are stored through the library, as the
 //! compression worker stores them, into the store the real binary then reads.
 
-mod support;
+use crate::support;
 
 use aletheia::config::Paths;
 use aletheia::redact::{Redacted, Redactor};

@@ -1,6 +1,6 @@
 //! `aletheia mcp` over real stdio, and the CLI commands that share its handlers.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};

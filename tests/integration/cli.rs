@@ -1,6 +1,6 @@
 //! The commands around the store: save, capture, search, import/export, scrub, redact.
 
-mod support;
+use crate::support;
 
 use support::Env;
 

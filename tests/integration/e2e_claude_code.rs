@@ -4,7 +4,7 @@
 //! Needs Claude Code and Node 22, which `scripts/test` installs and names in `ALETHEIA_CLAUDE`
 //! (the `claude` executable) and `ALETHEIA_NODE_DIR` (a folder with Node 22's `node`).
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::process::Command;

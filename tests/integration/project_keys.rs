@@ -3,7 +3,7 @@
 //! a control character is refused with one line; a name shaped like a secret is stored (and
 //! found) as the marker, and no byte of the store's files holds it.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};

@@ -1,6 +1,6 @@
 //! `doctor` names the fault and the fix, and exits non-zero while the user must act.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

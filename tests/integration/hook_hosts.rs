@@ -2,7 +2,7 @@
 //! real hook: what each event stores and queues, and what it prints in its host's own contract.
 //! An event missing from `CASES` must leave nothing behind at all.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::{Env, fixtures};

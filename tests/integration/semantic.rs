@@ -2,7 +2,7 @@
 //! `aletheia index` gives memories vectors (resuming after a kill), and `search --semantic`
 //! finds by meaning what the words miss.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use support::Env;

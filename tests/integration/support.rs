@@ -1,8 +1,6 @@
 //! A temporary home for one test: its own data directory, temp directory and store, and a
 //! builder that runs the real `aletheia` binary against them.
 
-#![allow(dead_code)]
-
 use assert_cmd::Command;
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
@@ -164,6 +162,45 @@ pub fn copy_executable(from: &Path, to: &Path) {
         from.display(),
         to.display()
     );
+}
+
+/// What [`write_executable`] and [`copy_executable`] are for: with other threads forking all the
+/// while (as the other tests' threads do, spawning the binary), every executable they write can
+/// be run at once. Written from this process instead, about one in a hundred is refused as busy,
+/// so this many rounds catch it nearly every run.
+#[test]
+fn executables_written_while_other_threads_fork_are_never_busy() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let forkers: Vec<_> = (0..2)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::process::Command::new("true").status().unwrap();
+                }
+            })
+        })
+        .collect();
+    let run = |path: &Path| {
+        let status = std::process::Command::new(path)
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", path.display()));
+        assert!(status.success(), "{} failed", path.display());
+    };
+    for i in 0..200 {
+        let written = dir.path().join(format!("written-{i}"));
+        write_executable(&written, "#!/bin/sh\nexit 0\n");
+        run(&written);
+        let copied = dir.path().join(format!("copied-{i}"));
+        copy_executable(&written, &copied);
+        run(&copied);
+    }
+    stop.store(true, Ordering::Relaxed);
+    for f in forkers {
+        f.join().unwrap();
+    }
 }
 
 /// Every file below `dir`.

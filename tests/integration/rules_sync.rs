@@ -5,7 +5,7 @@
 //! is not connected unless named; the user's text around the block is kept byte for byte; and
 //! uninstall takes the block (or our own file) away again.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Bad input never breaks the host: the hook exits 0, prints nothing the host could misread, and
 //! records what it can. Interactive commands fail with a one-line error and a non-zero exit.
 
-mod support;
+use crate::support;
 
 use support::{Env, prompt_payload};
 

@@ -7,7 +7,7 @@
 //! a second run stores (and queues) nothing; `--since` leaves older sessions out; secrets are
 //! redacted; a cut-off line is counted, never fatal; a missing `~/.claude/projects` is one line.
 
-mod support;
+use crate::support;
 
 use aletheia::capture::transcript::{self, Entry, EntryKind};
 use aletheia::config::Paths;

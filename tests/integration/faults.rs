@@ -1,7 +1,7 @@
 //! The fail-open promise: whatever is wrong with the store, the hook exits 0, the event lands in
 //! the spool, and the next run that reaches the store brings it in exactly once.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;

@@ -18,7 +18,7 @@
 //! Both processes run with `TZ=UTC` (so dates print alike) and the same `ALETHEIA_TOOL` (so both
 //! record the same caller: without it the CLI is `cli` and MCP is the client's name).
 
-mod support;
+use crate::support;
 
 use aletheia::recall::wrap::NOTICE;
 use aletheia::time::Clock;

@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -426,8 +425,7 @@ impl Stand {
             d = dir.path().display()
         );
         let bin = dir.path().join("claude");
-        std::fs::write(&bin, script).unwrap();
-        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::support::write_executable(&bin, &script);
         Stand { dir }
     }
 

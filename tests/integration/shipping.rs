@@ -1,7 +1,7 @@
 //! What ships beside the binary: the version line, shell completions and the manual pages, all
 //! generated from the one command-line definition.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 use support::Env;

@@ -1,6 +1,6 @@
 //! Many hook processes at once (parallel panes, parallel tool calls): nothing lost, nothing doubled.
 
-mod support;
+use crate::support;
 
 use support::{Env, prompt_payload};
 
