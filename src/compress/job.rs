@@ -12,10 +12,10 @@ use super::window::{self, Piece};
 use super::{Candidate, Extraction};
 use crate::model::{Kind, MemoryType, NewMemory, cut_chars};
 use crate::redact::{Redacted, Redactor};
-use crate::store::compression::{self, Comparable, Source};
-use crate::store::facts::{FactOutcome, NewFact, insert_fact_tx};
+use crate::store::compression::{self, Comparable, Source, Summary};
+use crate::store::facts::{FactOutcome, NewFact};
 use crate::store::jobs::Job;
-use crate::store::{Store, StoreError};
+use crate::store::{JobWrites, Storage, StoreError};
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 
@@ -70,7 +70,7 @@ struct Found {
 
 /// Run `job` to its end.
 pub fn run(
-    store: &mut Store,
+    store: &mut dyn Storage,
     redactor: &Redactor,
     ex: &Extraction,
     job: &Job,
@@ -119,12 +119,26 @@ pub fn run(
     // Embedding for the merges may have taken a while: the commit needs the lease.
     renew(store, ex, job)?;
     let now = (ex.now)();
-    let written = store.finish_job(job, now, |tx| {
-        let report = write(tx, redactor, job, &sources, found, &merges, report, now)?;
+    let mut written = None;
+    let finished = store.finish_job(job, now, &mut |tx| {
+        let report = write(
+            tx,
+            redactor,
+            job,
+            &sources,
+            &found,
+            &merges,
+            report.clone(),
+            now,
+        )?;
         let result = serde_json::to_string(&report).unwrap_or_default();
-        Ok((report, result))
+        written = Some(report);
+        Ok(result)
     })?;
-    written.ok_or(JobError::LostLease)
+    match written {
+        Some(report) if finished => Ok(report),
+        _ => Err(JobError::LostLease),
+    }
 }
 
 /// The window as one text: its pieces, a blank line apart.
@@ -169,7 +183,7 @@ fn push_unique(list: &mut Vec<String>, name: &str) {
 }
 
 /// Extend the job's lease, or stop: another worker holds it now.
-fn renew(store: &mut Store, ex: &Extraction, job: &Job) -> Result<(), JobError> {
+fn renew(store: &mut dyn Storage, ex: &Extraction, job: &Job) -> Result<(), JobError> {
     if store.renew_lease(job, (ex.now)(), ex.settings.lease_ms)? {
         Ok(())
     } else {
@@ -179,7 +193,12 @@ fn renew(store: &mut Store, ex: &Extraction, job: &Job) -> Result<(), JobError> 
 
 /// Whether sending `size` more characters stays within the job's cap (over all its attempts)
 /// and today's.
-fn within_caps(store: &Store, ex: &Extraction, job: &Job, size: usize) -> Result<bool, JobError> {
+fn within_caps(
+    store: &dyn Storage,
+    ex: &Extraction,
+    job: &Job,
+    size: usize,
+) -> Result<bool, JobError> {
     let b = ex.settings.budget;
     Ok(store.sent_for_job(job.id)? + size <= b.chars_per_job
         && store.sent_on(&ex.day((ex.now)()))? + size <= b.chars_per_day)
@@ -190,7 +209,7 @@ fn within_caps(store: &Store, ex: &Extraction, job: &Job, size: usize) -> Result
 /// `None` when a cap stops the asking (the window then goes to the rule extractor); all that
 /// were asked failing is a failed attempt.
 fn ask_providers(
-    store: &mut Store,
+    store: &mut dyn Storage,
     ex: &Extraction,
     job: &Job,
     text: &str,
@@ -220,7 +239,7 @@ fn ask_providers(
 
 /// The merges this job's sources call for.
 fn merges(
-    store: &mut Store,
+    store: &mut dyn Storage,
     ex: &Extraction,
     project: &str,
     sources: &[Source],
@@ -268,23 +287,23 @@ fn merges(
     reason = "one transaction's inputs, each used once; a struct would only rename them"
 )]
 fn write(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &mut dyn JobWrites,
     redactor: &Redactor,
     job: &Job,
     sources: &[Source],
-    found: Vec<Found>,
+    found: &[Found],
     merges: &[merge::Merge],
     mut report: JobReport,
     now: i64,
-) -> rusqlite::Result<JobReport> {
+) -> Result<JobReport, StoreError> {
     let ids: Vec<i64> = sources.iter().map(|s| s.id).collect();
-    let dismissed = compression::dismissed_among(tx, &ids)?;
+    let dismissed = tx.dismissed_among(&ids)?;
     let live: Vec<i64> = ids
         .iter()
         .copied()
         .filter(|id| !dismissed.contains(id))
         .collect();
-    let fresh = compression::mark_extracted(tx, &live, job.id, now)?;
+    let fresh = tx.mark_extracted(&live, job.id, now)?;
     let mut lines: Vec<String> = Vec::new();
     for f in found {
         if !fresh.contains(&f.memory_id) {
@@ -297,11 +316,11 @@ fn write(
         let fact = Redacted::new(
             NewFact {
                 project: job.project.clone(),
-                subject: f.fact.subject,
-                predicate: f.fact.predicate,
-                object: f.fact.object,
+                subject: f.fact.subject.clone(),
+                predicate: f.fact.predicate.clone(),
+                object: f.fact.object.clone(),
                 confidence: f.fact.confidence,
-                source: f.source,
+                source: f.source.clone(),
                 memory_id: Some(f.memory_id),
                 valid_from: f.fact.valid_from.unwrap_or(created),
                 job_id: Some(job.id),
@@ -310,7 +329,7 @@ fn write(
         );
         let stored = fact.get();
         let line = format!("{} {} {}", stored.subject, stored.predicate, stored.object);
-        match insert_fact_tx(tx, &fact, now)? {
+        match tx.insert_fact(&fact, now)? {
             FactOutcome::Duplicate(_) => report.facts_known += 1,
             FactOutcome::Superseded { .. } => {
                 report.facts_new += 1;
@@ -328,7 +347,7 @@ fn write(
     }
     let merged_away: HashSet<i64> = merges.iter().map(|m| m.id).collect();
     for m in merges {
-        if fresh.contains(&m.id) && compression::merge_into(tx, m.id, m.into, m.similarity, now)? {
+        if fresh.contains(&m.id) && tx.merge_into(m.id, m.into, m.similarity, now)? {
             report.merged += 1;
         }
     }
@@ -342,9 +361,10 @@ fn write(
         })
     {
         let (title, text) = summary_text("Session summary:", &lines);
-        report.session_summary = compression::replace_summary(tx, row.id, &title, &text, now)?;
+        let summary = Redacted::new(Summary { title, text }, redactor);
+        report.session_summary = tx.replace_summary(row.id, &summary, now)?;
     }
-    let facts = compression::summary_facts(tx, &job.project, SUMMARY_FACTS)?;
+    let facts = tx.summary_facts(&job.project, SUMMARY_FACTS)?;
     if !facts.is_empty() {
         let (title, text) = summary_text(
             &format!("{} {}", compression::PROJECT_SUMMARY, job.project),
@@ -365,7 +385,7 @@ fn write(
             },
             redactor,
         );
-        compression::upsert_project_summary(tx, &m, job.id, now)?;
+        tx.upsert_project_summary(&m, job.id, now)?;
     }
     Ok(report)
 }

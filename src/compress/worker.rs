@@ -12,7 +12,7 @@ use super::window::Limits;
 use crate::embed::model::Embedder;
 use crate::redact::Redactor;
 use crate::store::jobs::{Job, Retry};
-use crate::store::{Store, StoreError};
+use crate::store::{Storage, StoreError};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -215,7 +215,7 @@ impl Extraction {
     }
 
     /// The notice shown before the first job a provider runs: what will be sent, and the caps.
-    pub fn first_use_notice(&self, store: &Store) -> Result<Option<String>, StoreError> {
+    pub fn first_use_notice(&self, store: &dyn Storage) -> Result<Option<String>, StoreError> {
         let mut new = Vec::new();
         for p in &self.providers {
             if !store.ever_used(p.name())? {
@@ -274,7 +274,7 @@ pub struct JobEnd {
 /// Turn queued sessions into jobs, then run the jobs that are due, at most `max_jobs`, until
 /// none is left or the stop flag is set.
 pub fn drain(
-    store: &mut Store,
+    store: &mut dyn Storage,
     redactor: &Redactor,
     ex: &Extraction,
     max_jobs: usize,
@@ -303,7 +303,7 @@ pub fn drain(
 
 /// Run a claimed job and record how it ended.
 pub fn run_one(
-    store: &mut Store,
+    store: &mut dyn Storage,
     redactor: &Redactor,
     ex: &Extraction,
     job: &Job,
@@ -345,6 +345,7 @@ mod tests {
     use crate::model::{Kind, MemoryType, NewMemory};
     use crate::redact::Redacted;
     use crate::store::OpenOptions;
+    use crate::store::Store;
     use std::sync::atomic::AtomicI64;
 
     /// A provider that always fails, as a server answering 500 does.

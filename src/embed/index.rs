@@ -6,7 +6,7 @@
 //! it stopped, and two runs at once only repeat a batch's work, never store a vector twice.
 
 use super::model::{EmbedError, Embedder};
-use crate::store::{Store, StoreError};
+use crate::store::{Storage, StoreError};
 
 /// The name stored beside each vector, so that vectors of another model can be told apart.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
@@ -28,7 +28,7 @@ pub enum IndexError {
 /// holds the largest id looked at, so a caller that runs again later starts there. `done` hears how many each batch stored.
 /// Returns the total stored.
 pub fn index_missing(
-    store: &mut Store,
+    store: &mut dyn Storage,
     embedder: &Embedder,
     after: &mut i64,
     mut done: impl FnMut(usize),

@@ -3,11 +3,11 @@
 //! Brute force rather than an approximate index (or the sqlite-vec extension): the vectors of a
 //! store sit in memory as int8 (384 bytes each), and one pass over 100,000 of them is a few
 //! milliseconds on one core, with no recall lost to approximation and nothing to build or keep in
-//! step. The copy is filled on first use and topped up from `Store::vectors_since` before each
+//! step. The copy is filled on first use and topped up from `Vectors::vectors_since` before each
 //! search, so vectors written by another process (`aletheia index`) are seen at once.
 
 use super::model::{DIMENSIONS, EmbedError, Embedder};
-use crate::store::{Store, StoreError};
+use crate::store::{Storage, StoreError};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -53,7 +53,7 @@ impl Semantic {
     /// The `k` memories nearest to `query` (cosine, best first), within `project` if given.
     pub fn nearest(
         &self,
-        store: &Store,
+        store: &dyn Storage,
         query: &str,
         project: Option<&str>,
         k: usize,
@@ -70,7 +70,7 @@ impl Semantic {
 }
 
 impl VectorIndex {
-    fn refresh(&mut self, store: &Store) -> Result<(), StoreError> {
+    fn refresh(&mut self, store: &dyn Storage) -> Result<(), StoreError> {
         for v in store.vectors_since(self.seq)? {
             self.seq = self.seq.max(v.seq);
             if v.values.len() != DIMENSIONS {

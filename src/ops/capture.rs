@@ -92,8 +92,13 @@ impl Operation for CaptureEvent {
             .memory
             .take()
             .map(|m| Redacted::new(m, ctx.redactor).with_title_cut(adapter::HOOK_TITLE_CHARS));
+        let Some(local) = ctx.store.hook_store() else {
+            return Err(OpError::StoreUnavailable(
+                "capture_event stores through the local store's hook path; send events to the aletheia that runs beside the coding tool.".into(),
+            ));
+        };
         let inserted = crate::capture::record(
-            ctx.store,
+            local,
             &adapter.host,
             &capture,
             memory.as_ref(),

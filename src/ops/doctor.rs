@@ -24,7 +24,7 @@ pub use hosts::{HookReport, HostReport, InstallReport, McpReport, ProgramReport}
 use super::{Access, Context, OpError, Operation};
 use crate::config::Paths;
 use crate::spool;
-use crate::store::{OpenOptions, Store, StoreError};
+use crate::store::{OpenOptions, Storage, Store, StoreError};
 use crate::time::Clock;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -261,7 +261,7 @@ impl Report {
 
 /// Every check, once, in the order the report lists them. `store` is the open store, or why
 /// there is none.
-fn diagnose(paths: &Paths, store: Result<&Store, NoStore>, clock: &Clock) -> Report {
+fn diagnose(paths: &Paths, store: Result<&dyn Storage, NoStore>, clock: &Clock) -> Report {
     let mut r = Report::default();
     let store = check_store(paths, store, &mut r);
     check_writable(paths, &mut r);
@@ -275,9 +275,9 @@ fn diagnose(paths: &Paths, store: Result<&Store, NoStore>, clock: &Clock) -> Rep
 /// The store's file, its integrity and its search index; returns the store when it is open.
 fn check_store<'s>(
     paths: &Paths,
-    store: Result<&'s Store, NoStore>,
+    store: Result<&'s dyn Storage, NoStore>,
     r: &mut Report,
-) -> Option<&'s Store> {
+) -> Option<&'s dyn Storage> {
     r.store.path = paths.db.clone();
     r.store.size_bytes = ["", "-wal"]
         .iter()
@@ -569,7 +569,7 @@ fn check_spool(paths: &Paths, r: &mut Report) {
     }
 }
 
-fn check_semantic(paths: &Paths, store: Option<&Store>, r: &mut Report) {
+fn check_semantic(paths: &Paths, store: Option<&dyn Storage>, r: &mut Report) {
     let s = &mut r.semantic;
     s.model_dir = paths.model_dir();
     s.model_present = crate::embed::model::Embedder::present(&s.model_dir);
@@ -586,7 +586,7 @@ fn check_semantic(paths: &Paths, store: Option<&Store>, r: &mut Report) {
     r.ok("semantic", detail);
 }
 
-fn check_extraction(store: Option<&Store>, clock: &Clock, r: &mut Report) {
+fn check_extraction(store: Option<&dyn Storage>, clock: &Clock, r: &mut Report) {
     let lookup = |k: &str| std::env::var(k).ok();
     match crate::compress::provider::from_lookup(&lookup) {
         Ok(p) if p.is_empty() => {

@@ -29,7 +29,7 @@ pub mod upkeep;
 
 use crate::config::Paths;
 use crate::redact::Redactor;
-use crate::store::{Store, StoreError};
+use crate::store::{Storage, StoreError};
 use crate::time::Clock;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -157,7 +157,7 @@ pub fn named_project(name: &str, r: &Redactor) -> Result<String, OpError> {
 
 /// What an operation works with.
 pub struct Context<'a> {
-    pub store: &'a mut Store,
+    pub store: &'a mut dyn Storage,
     pub redactor: &'a Redactor,
     pub clock: Clock,
     pub caller: Caller,

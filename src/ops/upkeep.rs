@@ -32,16 +32,11 @@ impl Operation for Scrub {
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Scrubbed, OpError> {
         ctx.caller.check_every_project(Self::NAME)?;
-        let redactor = ctx.redactor;
-        ctx.store.erasing(|store| {
-            let memories = store.scrub(|s| redactor.redact(s))?;
-            let records = store.scrub_records(redactor)?;
-            let projects = store.scrub_projects(redactor)?;
-            Ok(Scrubbed {
-                memories,
-                records,
-                projects,
-            })
+        let done = ctx.store.rescrub(ctx.redactor)?;
+        Ok(Scrubbed {
+            memories: done.memories,
+            records: done.records,
+            projects: done.projects,
         })
     }
 }
@@ -64,7 +59,10 @@ impl Operation for Drain {
         let Some(paths) = ctx.paths else {
             return Err(OpError::NotFound("there is no spool here to drain.".into()));
         };
-        spool::drain(paths, ctx.store, ctx.redactor).map_err(|e| match e {
+        let Some(local) = ctx.store.hook_store() else {
+            return Err(OpError::NotFound("there is no spool here to drain.".into()));
+        };
+        spool::drain(paths, local, ctx.redactor).map_err(|e| match e {
             spool::DrainError::Store(e) => e.into(),
             spool::DrainError::Spool(e) => OpError::StoreUnavailable(e.to_string()),
         })

@@ -8,7 +8,7 @@
 
 use super::wrap::{neutralise, wrap};
 use crate::model::{Kind, Memory, MemoryType};
-use crate::store::{Store, StoreError};
+use crate::store::{Storage, StoreError};
 use crate::time::Clock;
 use std::collections::HashSet;
 
@@ -58,11 +58,12 @@ fn line(m: &Memory, with_date: bool, clock: &Clock) -> String {
 /// The newest of `session`'s summary rows that compression wrote (its original message kept
 /// as an episode), if any: its id and time.
 fn compressed_summary(
-    store: &Store,
+    store: &dyn Storage,
     session: &[&Memory],
 ) -> Result<Option<(i64, i64)>, StoreError> {
     let summaries = || session.iter().filter(|m| m.kind == Kind::Summary);
-    let Some(id) = store.first_with_episode(summaries().map(|m| m.id))? else {
+    let ids: Vec<i64> = summaries().map(|m| m.id).collect();
+    let Some(id) = store.first_with_episode(&ids)? else {
         return Ok(None);
     };
     Ok(summaries()
@@ -93,7 +94,11 @@ struct Section {
 }
 
 /// Build the block.
-pub fn build(store: &Store, opts: &ContextOptions, clock: &Clock) -> Result<String, StoreError> {
+pub fn build(
+    store: &dyn Storage,
+    opts: &ContextOptions,
+    clock: &Clock,
+) -> Result<String, StoreError> {
     let project = opts.project.as_str();
     let mut shown: HashSet<i64> = HashSet::new();
     let mut sections = Vec::new();
@@ -279,6 +284,7 @@ mod tests {
     use crate::model::{Kind, MemoryType, NewMemory};
     use crate::redact::{Redacted, Redactor};
     use crate::store::OpenOptions;
+    use crate::store::Store;
 
     fn store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();

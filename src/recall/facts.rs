@@ -9,7 +9,7 @@
 
 pub use crate::model::{Fact, Review};
 pub use crate::store::fact_queries::HistoryQuery;
-use crate::store::{Store, StoreError};
+use crate::store::{Storage, StoreError};
 
 impl Fact {
     /// `subject predicate object (confidence 0.80, since 2026-10-29)`, dates in the clock's
@@ -37,7 +37,7 @@ impl Fact {
 
 /// Current facts whose subject or object contains one of `terms`, best first.
 pub fn matching(
-    store: &Store,
+    store: &dyn Storage,
     terms: &[String],
     project: Option<&str>,
     limit: usize,
@@ -47,12 +47,12 @@ pub fn matching(
 
 /// How the facts about one subject changed: current facts only by default, every version with
 /// `include_superseded`, or those valid at `as_of`. Oldest first.
-pub fn history(store: &Store, q: &HistoryQuery) -> Result<Vec<Fact>, StoreError> {
+pub fn history(store: &dyn Storage, q: &HistoryQuery) -> Result<Vec<Fact>, StoreError> {
     store.fact_history(q)
 }
 
 /// The open reviews, in `project` or every project, oldest first.
-pub fn open_reviews(store: &Store, project: Option<&str>) -> Result<Vec<Review>, StoreError> {
+pub fn open_reviews(store: &dyn Storage, project: Option<&str>) -> Result<Vec<Review>, StoreError> {
     store.open_fact_reviews(project)
 }
 
@@ -60,6 +60,7 @@ pub fn open_reviews(store: &Store, project: Option<&str>) -> Result<Vec<Review>,
 mod tests {
     use super::*;
     use crate::store::OpenOptions;
+    use crate::store::Store;
 
     #[test]
     fn history_shows_current_superseded_and_as_of() {

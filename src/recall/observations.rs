@@ -2,7 +2,7 @@
 
 use super::facts::Fact;
 use crate::model::Memory;
-use crate::store::{Store, StoreError};
+use crate::store::{Storage, StoreError};
 
 /// One memory in full, with its facts.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -16,7 +16,7 @@ pub struct Observation {
 }
 
 /// The memories with these ids that are not dismissed, newest first; unknown ids are skipped.
-pub fn fetch(store: &Store, ids: &[i64]) -> Result<Vec<Observation>, StoreError> {
+pub fn fetch(store: &dyn Storage, ids: &[i64]) -> Result<Vec<Observation>, StoreError> {
     let mut found = store.get_many(ids)?;
     found.retain(|m| !m.dismissed);
     found.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));

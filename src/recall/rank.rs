@@ -13,7 +13,7 @@
 
 use crate::model::{Kind, MemoryType};
 use crate::store::term_counts::TermCounts;
-use crate::store::{Store, StoreError};
+use crate::store::{Storage, StoreError};
 
 /// A term held by fewer rows than this is counted exactly; a commoner one is estimated from
 /// this many of its newest rows.
@@ -63,7 +63,7 @@ impl DocFreqs {
 /// it, so stemming and phrases count alike. The store keeps each term's sample while it is
 /// unchanged: a server answering many searches between writes counts each term once.
 pub fn document_frequencies(
-    store: &Store,
+    store: &dyn Storage,
     terms: &[String],
     index_rows: u64,
 ) -> Result<DocFreqs, StoreError> {
@@ -206,7 +206,7 @@ mod tests {
             filter: None,
         };
         store
-            .each_match_counted(terms, candidates, Some(vec![id]), |row, c| {
+            .each_match_counted(terms, candidates, Some(vec![id]), &mut |row, c| {
                 if row == id {
                     counts = Some(c);
                 }

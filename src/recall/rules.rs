@@ -2,7 +2,7 @@
 //! the enabled ones that apply to a project.
 
 pub use crate::model::Rule;
-use crate::store::{Store, StoreError};
+use crate::store::{Storage, StoreError};
 
 impl Rule {
     /// The block's line: `When you are about to commit: Run the tests before you commit`.
@@ -26,6 +26,6 @@ impl Rule {
 
 /// Enabled rules, oldest first. With a project: those for everywhere, for that project, and for
 /// situations (which apply wherever the situation arises).
-pub fn enabled(store: &Store, project: Option<&str>) -> Result<Vec<Rule>, StoreError> {
+pub fn enabled(store: &dyn Storage, project: Option<&str>) -> Result<Vec<Rule>, StoreError> {
     store.enabled_rules(project)
 }

@@ -10,7 +10,7 @@
 use super::topk;
 use crate::model::{Kind, Memory, MemoryType};
 use crate::store::search::{Candidates, DateOrder, FileMatch, Filter, TextQuery};
-use crate::store::{Store, StoreError};
+use crate::store::{Storage, StoreError};
 
 /// Order of results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -104,7 +104,7 @@ pub fn query_terms(q: &str) -> Vec<String> {
 /// One page of the best matches: scored by `topk` (by the store alone for a raw query), then
 /// the page's rows read.
 fn by_relevance(
-    store: &Store,
+    store: &dyn Storage,
     q: &SearchQuery,
     req: &topk::Request,
     raw: Option<&str>,
@@ -141,7 +141,7 @@ fn unscored(memories: Vec<Memory>) -> Vec<Hit> {
 }
 
 /// Run a search.
-pub fn search(store: &Store, q: &SearchQuery) -> Result<SearchResult, StoreError> {
+pub fn search(store: &dyn Storage, q: &SearchQuery) -> Result<SearchResult, StoreError> {
     let limit = q.limit.clamp(1, 100);
     let filter = Filter {
         project: q.project.as_deref(),
@@ -242,7 +242,7 @@ const WORDS_WEIGHT: f64 = 0.7;
 /// within its first hundred results, fuses; by date, by file and raw FTS5 queries are the
 /// keyword search's alone. A memory without a vector is still found by its words.
 pub fn hybrid(
-    store: &Store,
+    store: &dyn Storage,
     q: &SearchQuery,
     semantic: &crate::embed::semantic::Semantic,
 ) -> Result<SearchResult, StoreError> {
@@ -342,7 +342,7 @@ fn fuse(words: &[(i64, f64)], meaning: &[(i64, f64)]) -> Vec<(i64, f64)> {
 }
 
 /// Why a search found nothing, in words a user can act on.
-fn no_match_reason(store: &Store, q: &SearchQuery) -> Result<String, StoreError> {
+fn no_match_reason(store: &dyn Storage, q: &SearchQuery) -> Result<String, StoreError> {
     if let Some(p) = &q.project
         && !store.project_has_memories(p)?
     {

@@ -2,7 +2,7 @@
 
 use super::search::{SearchQuery, search};
 use crate::model::Memory;
-use crate::store::{Store, StoreError};
+use crate::store::{Storage, StoreError};
 
 /// What to anchor on and how far to look.
 #[derive(Debug, Clone, Default)]
@@ -22,7 +22,7 @@ pub struct Timeline {
 }
 
 /// Build a timeline.
-pub fn timeline(store: &Store, q: &TimelineQuery) -> Result<Option<Timeline>, StoreError> {
+pub fn timeline(store: &dyn Storage, q: &TimelineQuery) -> Result<Option<Timeline>, StoreError> {
     let anchor = match (q.anchor, q.query.as_deref()) {
         (Some(id), _) => store
             .get_many(&[id])?

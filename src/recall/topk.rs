@@ -19,8 +19,8 @@
 //! the rest uses `rank::MAX_BOOST_UNPINNED`.
 
 use super::rank::{self, Traits};
-use crate::store::search::{CandidateRows, Candidates};
-use crate::store::{Store, StoreError};
+use crate::store::search::{CandidateReader, Candidates};
+use crate::store::{Storage, StoreError};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
@@ -37,7 +37,7 @@ pub(super) struct Request<'a> {
 }
 
 /// The best `need` matches of the sanitised query, best first, as (score, id).
-pub(super) fn best(store: &Store, req: &Request) -> Result<Vec<(f64, i64)>, StoreError> {
+pub(super) fn best(store: &dyn Storage, req: &Request) -> Result<Vec<(f64, i64)>, StoreError> {
     let index_rows = store.indexed_rows()?;
     let df = rank::document_frequencies(store, req.terms, index_rows)?;
     // Rarest first: the largest ceiling is the rarest term.
@@ -60,7 +60,7 @@ pub(super) fn best(store: &Store, req: &Request) -> Result<Vec<(f64, i64)>, Stor
         });
         let tf = df.terms[term];
         let one = std::slice::from_ref(&req.terms[term]);
-        store.each_match_counted(one, req.candidates, only, |id, counts| {
+        store.each_match_counted(one, req.candidates, only, &mut |id, counts| {
             let share = rank::term_score(&counts, 0, tf);
             if open || ranker.pinned.contains(&id) {
                 *held.entry(id).or_default() += share;
@@ -86,7 +86,7 @@ pub(super) fn best(store: &Store, req: &Request) -> Result<Vec<(f64, i64)>, Stor
 /// relevance (FTS5's `bm25()`). Its phrases cannot be taken apart, so every match is scored; the
 /// user wrote the query and chose its cost.
 pub(super) fn best_raw(
-    store: &Store,
+    store: &dyn Storage,
     req: &Request,
     query: &str,
 ) -> Result<Vec<(f64, i64)>, StoreError> {
@@ -118,7 +118,7 @@ impl Ord for Scored {
 /// the index cannot make) only when its BM25 times its largest possible adjustment could still
 /// enter the page.
 struct Ranker<'s> {
-    rows: CandidateRows<'s>,
+    rows: Box<dyn CandidateReader + 's>,
     project: Option<String>,
     need: usize,
     newest: i64,
@@ -130,7 +130,7 @@ struct Ranker<'s> {
 }
 
 impl<'s> Ranker<'s> {
-    fn new(store: &'s Store, req: &Request) -> Result<Ranker<'s>, StoreError> {
+    fn new(store: &'s dyn Storage, req: &Request) -> Result<Ranker<'s>, StoreError> {
         let project = req.candidates.project;
         Ok(Ranker {
             rows: store.candidate_rows()?,
@@ -233,6 +233,7 @@ mod tests {
     use crate::model::NewMemory;
     use crate::redact::{Redacted, Redactor};
     use crate::store::OpenOptions;
+    use crate::store::Store;
 
     /// A small deterministic generator (xorshift), so the stores are the same on every run.
     struct Rng(u64);
@@ -340,7 +341,7 @@ mod tests {
         let newest = store.newest_in_scope(project).unwrap();
         let mut matches = Vec::new();
         store
-            .each_match_counted(terms, Candidates::default(), None, |id, counts| {
+            .each_match_counted(terms, Candidates::default(), None, &mut |id, counts| {
                 matches.push((id, counts))
             })
             .unwrap();

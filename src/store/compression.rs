@@ -7,7 +7,7 @@
 use super::sql_numbers::sql_int;
 use super::{Store, StoreError, content_hash};
 use crate::model::NewMemory;
-use crate::redact::Redacted;
+use crate::redact::{Redact, Redacted, Redactor};
 use rusqlite::{OptionalExtension, Transaction, params};
 use std::collections::HashSet;
 
@@ -28,6 +28,22 @@ pub struct Comparable {
     pub text: String,
     /// The stored sentence vector (dequantised), when the memory has one.
     pub vector: Option<Vec<f32>>,
+}
+
+/// A session summary a job writes over its row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub title: String,
+    pub text: String,
+}
+
+impl Redact for Summary {
+    fn redact(self, r: &Redactor) -> Summary {
+        Summary {
+            title: r.redact(&self.title),
+            text: r.redact(&self.text),
+        }
+    }
 }
 
 /// The project summary's title starts with this; one such row per project.
@@ -117,7 +133,7 @@ impl Store {
 }
 
 /// Which of `ids` are dismissed now (the user may dismiss a source while its job runs).
-pub(crate) fn dismissed_among(tx: &Transaction<'_>, ids: &[i64]) -> rusqlite::Result<HashSet<i64>> {
+pub(super) fn dismissed_among(tx: &Transaction<'_>, ids: &[i64]) -> rusqlite::Result<HashSet<i64>> {
     let mut stmt = tx.prepare_cached("SELECT dismissed FROM memories WHERE id = ?1")?;
     let mut out = HashSet::new();
     for &id in ids {
@@ -132,7 +148,7 @@ pub(crate) fn dismissed_among(tx: &Transaction<'_>, ids: &[i64]) -> rusqlite::Re
 
 /// Mark memories as read by `job_id`; returns those that were not marked before (a memory
 /// read by a job that lost its lease is not read again).
-pub(crate) fn mark_extracted(
+pub(super) fn mark_extracted(
     tx: &Transaction<'_>,
     ids: &[i64],
     job_id: i64,
@@ -156,13 +172,13 @@ pub(crate) fn mark_extracted(
 /// The row keeps its content hash, the dedupe key of the message it was stored for: the same
 /// message arriving again (a replayed spool line, the same last message) is still recognised as
 /// this row, and two sessions with the same generated summary never clash on that key.
-pub(crate) fn replace_summary(
+pub(super) fn replace_summary(
     tx: &Transaction<'_>,
     memory_id: i64,
-    title: &str,
-    text: &str,
+    summary: &Redacted<Summary>,
     now: i64,
 ) -> rusqlite::Result<bool> {
+    let Summary { title, text } = summary.get();
     tx.prepare_cached(
         "INSERT INTO episodes (memory_id, title, text, replaced_at)
          SELECT id, title, text, ?2 FROM memories WHERE id = ?1 ON CONFLICT DO NOTHING",
@@ -177,7 +193,7 @@ pub(crate) fn replace_summary(
 /// Write the project's summary: the one row whose title starts with [`PROJECT_SUMMARY`],
 /// updated in place, else inserted. It is marked extracted, so no job reads it as a source.
 /// Returns its id.
-pub(crate) fn upsert_project_summary(
+pub(super) fn upsert_project_summary(
     tx: &Transaction<'_>,
     m: &Redacted<NewMemory>,
     job_id: i64,
@@ -219,7 +235,7 @@ pub(crate) fn upsert_project_summary(
 
 /// Dismiss `id` as a near-duplicate of `into`, with the similarity in the audit trail. A pinned
 /// memory is never merged away: the user asked for it to stay in view.
-pub(crate) fn merge_into(
+pub(super) fn merge_into(
     tx: &Transaction<'_>,
     id: i64,
     into: i64,
@@ -246,7 +262,7 @@ pub(crate) fn merge_into(
 }
 
 /// The current facts a summary lists: best first.
-pub(crate) fn summary_facts(
+pub(super) fn summary_facts(
     tx: &Transaction<'_>,
     project: &str,
     limit: usize,

@@ -148,7 +148,7 @@ impl Known {
 
 /// Store `f` inside the caller's transaction (the compression job writes a whole session in
 /// one), by the rules in this module's comment.
-pub(crate) fn insert_fact_tx(
+pub(super) fn insert_fact_tx(
     tx: &Transaction<'_>,
     f: &Redacted<NewFact>,
     now: i64,

@@ -9,6 +9,8 @@
 //!
 //! Times are passed in, never read here, so the retry schedule is tested with an injected clock.
 
+use super::contract::JobWrites;
+use super::contract::sqlite::TxWrites;
 use super::sql_numbers::sql_int;
 use super::{Store, StoreError};
 use rusqlite::{OptionalExtension, Transaction, params};
@@ -261,30 +263,40 @@ impl Store {
     }
 
     /// Run `write` and mark the job done in one transaction, only while the lease is still
-    /// this worker's. Returns `None` (and writes nothing) when the lease was lost.
-    pub(crate) fn finish_job<T>(
+    /// this worker's. Returns `false` (and writes nothing) when the lease was lost.
+    pub fn finish_job(
         &mut self,
         job: &Job,
         now: i64,
-        write: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<(T, String)>,
-    ) -> Result<Option<T>, StoreError> {
-        self.write(|tx| {
-            let ours: bool = tx
-                .prepare_cached(
-                    "SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?1 AND lease_owner = ?2 AND state = 'running')",
-                )?
-                .query_row(params![job.id, job.owner], |r| r.get(0))?;
-            if !ours {
-                return Ok(None);
-            }
-            let (out, result) = write(tx)?;
-            tx.prepare_cached(
-                "UPDATE jobs SET state = 'done', result = ?2, last_error = NULL, lease_owner = NULL,
-                     lease_until = NULL, updated_at = ?3 WHERE id = ?1",
-            )?
-            .execute(params![job.id, result, now])?;
-            Ok(Some(out))
-        })
+        write: &mut dyn FnMut(&mut dyn JobWrites) -> Result<String, StoreError>,
+    ) -> Result<bool, StoreError> {
+        let path = self.path.clone();
+        let err = |e| StoreError::sqlite(&path, e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let ours: bool = tx
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?1 AND lease_owner = ?2 AND state = 'running')",
+            )
+            .and_then(|mut s| s.query_row(params![job.id, job.owner], |r| r.get(0)))
+            .map_err(err)?;
+        if !ours {
+            return Ok(false);
+        }
+        let result = write(&mut TxWrites {
+            tx: &tx,
+            path: &path,
+        })?;
+        tx.prepare_cached(
+            "UPDATE jobs SET state = 'done', result = ?2, last_error = NULL, lease_owner = NULL,
+                 lease_until = NULL, updated_at = ?3 WHERE id = ?1",
+        )
+        .and_then(|mut s| s.execute(params![job.id, result, now]))
+        .map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(true)
     }
 
     /// Job counts by state, and queue entries not yet turned into jobs.
@@ -435,14 +447,13 @@ mod tests {
         let second = s.claim_job("w2", LEASE, LEASE, 5).unwrap().unwrap();
         assert_eq!((second.id, second.attempts), (first.id, 2));
         let wrote = s
-            .finish_job(&first, LEASE + 1, |_| Ok(((), "{}".into())))
+            .finish_job(&first, LEASE + 1, &mut |_| Ok("{}".into()))
             .unwrap();
-        assert_eq!(wrote, None, "the first worker lost its lease");
+        assert!(!wrote, "the first worker lost its lease");
         assert!(!s.renew_lease(&first, LEASE + 1, LEASE).unwrap());
-        assert_eq!(
-            s.finish_job(&second, LEASE + 2, |_| Ok((7, "{\"facts\":1}".into())))
-                .unwrap(),
-            Some(7)
+        assert!(
+            s.finish_job(&second, LEASE + 2, &mut |_| Ok("{\"facts\":1}".into()))
+                .unwrap()
         );
         let row = s.job(first.id).unwrap().unwrap();
         assert_eq!((row.state.as_str(), row.attempts), ("done", 2));
@@ -527,7 +538,7 @@ mod tests {
             let twin = s.claim_job("w", 3, LEASE, 5).unwrap().unwrap();
             assert_eq!(twin.session_id.as_deref(), Some(session.as_str()));
             assert_ne!(twin.id, job.id);
-            s.finish_job(&twin, 4, |_| Ok(((), "{}".into()))).unwrap();
+            s.finish_job(&twin, 4, &mut |_| Ok("{}".into())).unwrap();
         }
     }
 }

@@ -47,15 +47,12 @@ impl Store {
 
     /// The first of `ids` whose memory compression rewrote, keeping its original message as an
     /// episode; `None` when none was.
-    pub fn first_with_episode(
-        &self,
-        ids: impl IntoIterator<Item = i64>,
-    ) -> Result<Option<i64>, StoreError> {
+    pub fn first_with_episode(&self, ids: &[i64]) -> Result<Option<i64>, StoreError> {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT EXISTS (SELECT 1 FROM episodes WHERE memory_id = ?1)")
             .map_err(|e| self.err(e))?;
-        for id in ids {
+        for &id in ids {
             if stmt
                 .query_row([id], |r| r.get(0))
                 .map_err(|e| self.err(e))?

@@ -7,9 +7,12 @@
 //!
 //! The statements live here, behind functions named for what they answer (`trusted_facts`,
 //! `record_event`, `memories_around`, ...), so the layers above never see SQL, and every
-//! function that writes takes [`Redacted`](crate::redact::Redacted) values.
+//! function that writes takes [`Redacted`](crate::redact::Redacted) values. The layers above
+//! reach those functions through the engine-neutral [`contract`] (`&mut dyn Storage`); only
+//! the hook's path and the commands that open the file hold a `Store` itself.
 
 pub mod compression;
+pub mod contract;
 mod events;
 pub mod fact_queries;
 pub mod facts;
@@ -29,12 +32,16 @@ pub mod term_counts;
 pub mod usage;
 pub mod vectors;
 
+pub use contract::{
+    Facts, JobWrites, Jobs, Lists, Memories, Rules, SearchIndex, Storage, Upkeep, Vectors,
+};
 pub use events::Record;
 use memories::{COLUMNS, from_row};
 pub use memories::{Inserted, MemoryFilter, content_hash};
 use memories::{insert_tx, touch_capture};
 pub use queue::QueuedSession;
 use queue::enqueue_tx;
+pub use scrub::Rescrubbed;
 
 use crate::config::Paths;
 use rusqlite::{Connection, OpenFlags};
@@ -63,19 +70,37 @@ pub enum StoreError {
     },
     #[error("the store's folder {0} does not exist; create it or point ALETHEIA_HUB_DB elsewhere")]
     MissingFolder(PathBuf),
+    /// The engine refused or failed: its own error, kept as the source, classified so callers
+    /// can act on it without knowing the engine.
     #[error("store {path}: {source}")]
-    Sqlite {
+    Engine {
         path: PathBuf,
-        source: rusqlite::Error,
+        constraint: bool,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
 }
 
 impl StoreError {
-    /// Whether SQLite refused a write for breaking a constraint (a clash with stored data),
+    /// SQLite's error for the store at `path`, classified.
+    fn sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
+        StoreError::Engine {
+            path: path.to_owned(),
+            constraint: source.sqlite_error_code()
+                == Some(rusqlite::ErrorCode::ConstraintViolation),
+            source: Box::new(source),
+        }
+    }
+
+    /// Whether the engine refused a write for breaking a constraint (a clash with stored data),
     /// rather than failing to reach or read the store.
     pub fn is_constraint(&self) -> bool {
-        matches!(self, StoreError::Sqlite { source, .. }
-            if source.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation))
+        matches!(
+            self,
+            StoreError::Engine {
+                constraint: true,
+                ..
+            }
+        )
     }
 }
 
@@ -243,10 +268,7 @@ impl Store {
 
     /// Open (and create or migrate) the store at `path`.
     pub fn open_path(path: &Path, opts: OpenOptions) -> Result<Store, StoreError> {
-        let err = |source| StoreError::Sqlite {
-            path: path.to_owned(),
-            source,
-        };
+        let err = |source| StoreError::sqlite(path, source);
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -322,10 +344,7 @@ impl Store {
     }
 
     fn err(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite {
-            path: self.path.clone(),
-            source,
-        }
+        StoreError::sqlite(&self.path, source)
     }
 
     /// How many bytes of the file this connection may map (`PRAGMA mmap_size`).
@@ -355,17 +374,11 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(|e| StoreError::Sqlite {
-                path: self.path.clone(),
-                source: e,
-            })?;
+            .map_err(|e| StoreError::sqlite(&self.path, e))?;
         // Another process may have migrated while we waited for the write lock.
         let version: i64 = tx
             .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| StoreError::Sqlite {
-                path: self.path.clone(),
-                source: e,
-            })?;
+            .map_err(|e| StoreError::sqlite(&self.path, e))?;
         if version > schema::CURRENT_VERSION {
             drop(tx);
             return self.check_not_newer(version);
@@ -379,10 +392,7 @@ impl Store {
         for (sql, next) in schema::MIGRATIONS.iter().skip(applied).zip(version + 1..) {
             tx.execute_batch(sql)
                 .and_then(|_| tx.pragma_update(None, "user_version", next))
-                .map_err(|e| StoreError::Sqlite {
-                    path: self.path.clone(),
-                    source: e,
-                })?;
+                .map_err(|e| StoreError::sqlite(&self.path, e))?;
         }
         tx.commit().map_err(|e| self.err(e))
     }
@@ -404,10 +414,7 @@ impl Store {
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
         let path = self.path.clone();
-        let err = |source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
+        let err = |source| StoreError::sqlite(&path, source);
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)

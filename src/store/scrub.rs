@@ -73,7 +73,30 @@ fn redact(r: &Redactor, shape: Shape, text: &str) -> String {
     }
 }
 
+/// How many rows redacting everything again changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rescrubbed {
+    pub memories: usize,
+    /// Rules, work-state lists, facts, audit entries, and the tool and session names memories,
+    /// captures and the queue carry.
+    pub records: usize,
+    /// Rows moved to their project's redacted key, or merged where two projects became one.
+    pub projects: usize,
+}
+
 impl Store {
+    /// Redact every memory, record and project key again with `r`, erasing what it replaced
+    /// (see [`Store::erasing`]).
+    pub fn rescrub(&mut self, r: &Redactor) -> Result<Rescrubbed, StoreError> {
+        self.erasing(|store| {
+            Ok(Rescrubbed {
+                memories: store.scrub(|s| r.redact(s))?,
+                records: store.scrub_records(r)?,
+                projects: store.scrub_projects(r)?,
+            })
+        })
+    }
+
     /// Run `scrub` so that what it replaces leaves the files too: SQLite zeroes the space of
     /// what it deletes or rewrites (`secure_delete`), the full-text index is rewritten into one
     /// segment (its old segments kept the replaced words), and the WAL, which held the pages

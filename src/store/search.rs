@@ -125,16 +125,21 @@ pub struct CandidateRow {
     pub project: String,
 }
 
-/// Reads candidate rows one id at a time through one prepared statement, for a ranking that
-/// reads a few hundred rows per search.
-pub struct CandidateRows<'s> {
+/// Reads candidate rows one id at a time, for a ranking that reads a few hundred rows per
+/// search: an engine keeps what makes the next read cheap (SQLite, one prepared statement).
+pub trait CandidateReader {
+    /// The memory `id`, or `None` when there is none (deleted since the index was read).
+    fn get(&mut self, id: i64) -> Result<Option<CandidateRow>, StoreError>;
+}
+
+/// SQLite's candidate reader: one cached statement.
+struct CandidateRows<'s> {
     store: &'s Store,
     stmt: CachedStatement<'s>,
 }
 
-impl CandidateRows<'_> {
-    /// The memory `id`, or `None` when there is none (deleted since the index was read).
-    pub fn get(&mut self, id: i64) -> Result<Option<CandidateRow>, StoreError> {
+impl CandidateReader for CandidateRows<'_> {
+    fn get(&mut self, id: i64) -> Result<Option<CandidateRow>, StoreError> {
         self.stmt
             .query_row([id], |r| {
                 Ok(CandidateRow {
@@ -314,10 +319,10 @@ impl Store {
     /// that can only complete rows already held costs the walk alone.
     pub fn each_match_counted(
         &self,
-        terms: &[impl AsRef<str>],
+        terms: &[String],
         candidates: Candidates<'_>,
         only: Option<Vec<i64>>,
-        mut each: impl FnMut(i64, TermCounts),
+        each: &mut dyn FnMut(i64, TermCounts),
     ) -> Result<(), StoreError> {
         self.ensure_term_counts()?;
         let expr = scoped(&term_expression(terms), candidates.project);
@@ -381,15 +386,15 @@ impl Store {
         read().map_err(|e| self.err(e))
     }
 
-    /// A reader of candidate rows by id (see [`CandidateRows`]).
-    pub fn candidate_rows(&self) -> Result<CandidateRows<'_>, StoreError> {
+    /// A reader of candidate rows by id (see [`CandidateReader`]).
+    pub fn candidate_rows(&self) -> Result<Box<dyn CandidateReader + '_>, StoreError> {
         let stmt = self
             .conn
             .prepare_cached(
                 "SELECT created_at, pinned, type, kind, dismissed, project FROM memories WHERE id = ?1",
             )
             .map_err(|e| self.err(e))?;
-        Ok(CandidateRows { store: self, stmt })
+        Ok(Box::new(CandidateRows { store: self, stmt }))
     }
 
     fn memories(&self, sql: &str, args: &[SqlValue]) -> Result<Vec<Memory>, StoreError> {
@@ -407,7 +412,7 @@ impl StoreError {
     /// in the engine's own syntax.
     pub fn engine_message(&self) -> String {
         match self {
-            StoreError::Sqlite { source, .. } => source.to_string(),
+            StoreError::Engine { source, .. } => source.to_string(),
             other => other.to_string(),
         }
     }

@@ -1,0 +1,328 @@
+//! The shared contract test set: what any engine behind [`Storage`] must answer, written
+//! against `&mut dyn Storage` alone so that a second engine runs the very same cases on a
+//! fresh store of its own. Here they run against the SQLite store.
+
+use super::*;
+use crate::model::{Kind, MemoryType};
+use crate::store::OpenOptions;
+use crate::store::search::{Candidates, DateOrder, Filter, TextQuery};
+
+/// An engine that is not the hook's local store (SQLite underneath, every part delegated to
+/// it, but no [`Storage::hook_store`]): what the operations do on the hub's engine.
+pub(crate) struct Elsewhere(pub(crate) Store);
+
+impl Storage for Elsewhere {}
+
+/// One case: it gets an empty store and panics when the engine breaks the contract.
+type Case = fn(&mut dyn Storage);
+
+/// Each case, by what it pins.
+pub(crate) const CASES: &[(&str, Case)] = &[
+    (
+        "a_memory_stored_twice_is_kept_once",
+        a_memory_stored_twice_is_kept_once,
+    ),
+    (
+        "what_is_stored_is_read_back_redacted",
+        what_is_stored_is_read_back_redacted,
+    ),
+    (
+        "search_candidates_and_term_counts_agree",
+        search_candidates_and_term_counts_agree,
+    ),
+    (
+        "a_dismissed_memory_is_no_search_candidate",
+        a_dismissed_memory_is_no_search_candidate,
+    ),
+    (
+        "a_rule_added_twice_is_known_and_can_be_disabled",
+        a_rule_added_twice_is_known_and_can_be_disabled,
+    ),
+    (
+        "a_list_reads_back_what_was_written",
+        a_list_reads_back_what_was_written,
+    ),
+    (
+        "a_fact_stored_twice_is_a_duplicate",
+        a_fact_stored_twice_is_a_duplicate,
+    ),
+    (
+        "a_job_whose_lease_was_lost_writes_nothing",
+        a_job_whose_lease_was_lost_writes_nothing,
+    ),
+    (
+        "vectors_are_read_back_after_their_sequence",
+        vectors_are_read_back_after_their_sequence,
+    ),
+    ("a_fresh_store_is_healthy", a_fresh_store_is_healthy),
+];
+
+fn memory(project: &str, title: &str, text: &str, at: i64) -> Redacted<NewMemory> {
+    let m = NewMemory {
+        project: project.into(),
+        kind: Kind::Note,
+        mtype: MemoryType::Note,
+        title: title.into(),
+        text: text.into(),
+        host: "cli".into(),
+        session_id: None,
+        files: vec![],
+        pinned: false,
+        created_at: at,
+    };
+    Redacted::new(m, &Redactor::builtin())
+}
+
+fn redacted<T: crate::redact::Redact>(v: T) -> Redacted<T> {
+    Redacted::new(v, &Redactor::builtin())
+}
+
+fn a_memory_stored_twice_is_kept_once(s: &mut dyn Storage) {
+    let m = memory("shop", "deploys", "deploys go through staging", 1);
+    let first = s.insert(&m).unwrap();
+    let again = s.insert(&m).unwrap();
+    assert!(first.new && !again.new);
+    assert_eq!(first.id, again.id);
+    assert_eq!(s.count().unwrap(), 1);
+}
+
+fn what_is_stored_is_read_back_redacted(s: &mut dyn Storage) {
+    let key = format!("ghp_{}", "a".repeat(36));
+    let id = s
+        .insert(&memory("shop", "key", &format!("the key is {key}"), 1))
+        .unwrap()
+        .id;
+    let read = s.get_many(&[id]).unwrap();
+    assert_eq!(read.len(), 1);
+    assert!(!read[0].text.contains(&key), "{}", read[0].text);
+    assert_eq!(read[0].project, "shop");
+}
+
+fn search_candidates_and_term_counts_agree(s: &mut dyn Storage) {
+    let a = s
+        .insert(&memory("shop", "billing", "billing stores invoices", 1))
+        .unwrap()
+        .id;
+    let b = s
+        .insert(&memory("shop", "invoices", "invoices are sent monthly", 2))
+        .unwrap()
+        .id;
+    s.insert(&memory("shop", "deploys", "deploys go through staging", 3))
+        .unwrap();
+    let terms = vec!["invoices".to_owned()];
+    let found = s
+        .matching_by_date(
+            TextQuery::AnyWord(&terms),
+            &Filter::default(),
+            DateOrder::NewestFirst,
+            10,
+        )
+        .unwrap();
+    assert_eq!(found.iter().map(|m| m.id).collect::<Vec<_>>(), [b, a]);
+    let mut counted = Vec::new();
+    s.each_match_counted(&terms, Candidates::default(), None, &mut |id, c| {
+        counted.push((id, c))
+    })
+    .unwrap();
+    counted.sort_by_key(|(id, _)| *id);
+    assert_eq!(
+        counted.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+        [a, b]
+    );
+    assert_eq!(s.indexed_rows().unwrap(), 3);
+    let mut rows = s.candidate_rows().unwrap();
+    assert_eq!(rows.get(a).unwrap().unwrap().project, "shop");
+    assert!(rows.get(a + b + 100).unwrap().is_none());
+}
+
+fn a_dismissed_memory_is_no_search_candidate(s: &mut dyn Storage) {
+    let id = s
+        .insert(&memory("shop", "billing", "billing stores invoices", 1))
+        .unwrap()
+        .id;
+    let entry = redacted(AuditEntry {
+        actor: "cli".into(),
+        reason: Some("wrong".into()),
+    });
+    assert!(
+        s.set_dismissed(ItemType::Memory, id, true, &entry, 2)
+            .unwrap()
+    );
+    let terms = vec!["invoices".to_owned()];
+    let found = s
+        .matching_by_date(
+            TextQuery::AnyWord(&terms),
+            &Filter::default(),
+            DateOrder::NewestFirst,
+            10,
+        )
+        .unwrap();
+    assert!(found.is_empty());
+    assert_eq!(
+        s.item_project(ItemType::Memory, id).unwrap().as_deref(),
+        Some("shop")
+    );
+}
+
+fn a_rule_added_twice_is_known_and_can_be_disabled(s: &mut dyn Storage) {
+    let rule = redacted(NewRule {
+        when: "deploying".into(),
+        then: "go through staging".into(),
+        scope_tier: "project".into(),
+        scope_name: "shop".into(),
+        source: "cli".into(),
+        evidence: serde_json::json!({}),
+    });
+    let (id, new) = s.add_rule(&rule, 1).unwrap();
+    let (again, new_again) = s.add_rule(&rule, 2).unwrap();
+    assert!(new && !new_again);
+    assert_eq!(id, again);
+    assert_eq!(s.enabled_rules(Some("shop")).unwrap().len(), 1);
+    assert!(s.enabled_rules(Some("other")).unwrap().is_empty());
+    assert!(s.set_rule_enabled(&id, false).unwrap());
+    assert!(s.enabled_rules(Some("shop")).unwrap().is_empty());
+    assert_eq!(s.all_rules(Some("shop")).unwrap().len(), 1);
+}
+
+fn a_list_reads_back_what_was_written(s: &mut dyn Storage) {
+    let list = redacted(NewList {
+        project: "shop".into(),
+        name: "todo".into(),
+        items: serde_json::json!(["ship it"]),
+    });
+    s.write_list(&list, "cli", 1).unwrap();
+    let read = s.read_list("shop", "todo").unwrap().unwrap();
+    let items: serde_json::Value = serde_json::from_str(&read).unwrap();
+    assert_eq!(items, serde_json::json!(["ship it"]));
+    assert_eq!(s.read_list("shop", "none").unwrap(), None);
+}
+
+fn a_fact_stored_twice_is_a_duplicate(s: &mut dyn Storage) {
+    let fact = redacted(NewFact {
+        project: "shop".into(),
+        subject: "billing".into(),
+        predicate: "uses".into(),
+        object: "postgres".into(),
+        confidence: 0.9,
+        source: "rules".into(),
+        memory_id: None,
+        valid_from: 1,
+        job_id: None,
+    });
+    let first = s.insert_fact(&fact, 1).unwrap();
+    assert!(matches!(first, FactOutcome::New(_)), "{first:?}");
+    assert_eq!(
+        s.insert_fact(&fact, 2).unwrap(),
+        FactOutcome::Duplicate(first.id())
+    );
+    let trusted = s.trusted_facts("shop", 10).unwrap();
+    assert_eq!(trusted.len(), 1);
+    assert_eq!(trusted[0].object, "postgres");
+}
+
+fn a_job_whose_lease_was_lost_writes_nothing(s: &mut dyn Storage) {
+    const LEASE: i64 = 1000;
+    let id = s
+        .insert(&memory("shop", "billing", "billing stores invoices", 1))
+        .unwrap()
+        .id;
+    assert!(s.queue_project_job("shop", 0).unwrap());
+    let first = s.claim_job("w1", 0, LEASE, 5).unwrap().unwrap();
+    let second = s.claim_job("w2", LEASE, LEASE, 5).unwrap().unwrap();
+    let mut mark = |w: &mut dyn JobWrites| {
+        w.mark_extracted(&[id], first.id, LEASE + 1)?;
+        Ok("{}".to_owned())
+    };
+    assert!(!s.finish_job(&first, LEASE + 1, &mut mark).unwrap());
+    assert_eq!(
+        s.compression_sources("shop", None).unwrap().len(),
+        1,
+        "the lost job marked nothing read"
+    );
+    assert!(s.finish_job(&second, LEASE + 2, &mut mark).unwrap());
+    assert!(s.compression_sources("shop", None).unwrap().is_empty());
+    assert_eq!(s.job_counts().unwrap().done, 1);
+}
+
+fn vectors_are_read_back_after_their_sequence(s: &mut dyn Storage) {
+    let a = s
+        .insert(&memory("shop", "billing", "billing stores invoices", 1))
+        .unwrap()
+        .id;
+    let b = s
+        .insert(&memory("shop", "deploys", "deploys go through staging", 2))
+        .unwrap()
+        .id;
+    assert_eq!(s.count_without_vector().unwrap(), 2);
+    assert_eq!(s.put_vectors("m", &[(a, vec![0.6, 0.8])]).unwrap(), 1);
+    assert_eq!(s.count_without_vector().unwrap(), 1);
+    let missing = s.memories_without_vector(0, 10).unwrap();
+    assert_eq!(missing.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [b]);
+    let stored = s.vectors_since(0).unwrap();
+    assert_eq!(stored.len(), 1);
+    assert!(s.vectors_since(stored[0].seq).unwrap().is_empty());
+}
+
+fn a_fresh_store_is_healthy(s: &mut dyn Storage) {
+    s.insert(&memory("shop", "billing", "billing stores invoices", 1))
+        .unwrap();
+    assert_eq!(s.quick_check().unwrap(), "ok");
+    assert!(s.search_index_consistent().unwrap());
+    assert!(s.schema_version().unwrap() > 0);
+}
+
+#[test]
+fn the_sqlite_store_keeps_the_storage_contract() {
+    for (name, case) in CASES {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        eprintln!("contract case {name}");
+        let storage: &mut dyn Storage = &mut store;
+        case(storage);
+    }
+}
+
+#[test]
+fn operations_run_on_an_engine_that_is_not_the_hooks_store() {
+    use crate::ops::{Caller, Context, OpError, call};
+    use crate::time::Clock;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+    let mut engine = Elsewhere(store);
+    let redactor = Redactor::builtin();
+    let paths = crate::config::Paths::within(dir.path());
+    let mut ctx = Context {
+        store: &mut engine,
+        redactor: &redactor,
+        clock: Clock::utc(1_780_000_000_000),
+        caller: Caller::local("cli", "shop"),
+        paths: Some(&paths),
+        semantic: None,
+        extraction: None,
+    };
+    let save: crate::ops::memories::SaveMemory = serde_json::from_value(serde_json::json!({
+        "text": "invoices are sent monthly", "project": "shop"
+    }))
+    .unwrap();
+    let saved = call(&mut ctx, save).unwrap();
+    let search: crate::ops::recall::Search =
+        serde_json::from_value(serde_json::json!({ "query": "invoices" })).unwrap();
+    let found = call(&mut ctx, search).unwrap();
+    assert_eq!(
+        found.hits.iter().map(|h| h.memory.id).collect::<Vec<_>>(),
+        [saved.id]
+    );
+    let capture: crate::ops::capture::CaptureEvent = serde_json::from_value(serde_json::json!({
+        "tool": "claude-code", "event": "UserPromptSubmit",
+        "payload": { "session_id": "s1", "cwd": "/home/dev/shop", "prompt": "add a discount" }
+    }))
+    .unwrap();
+    let refused = call(&mut ctx, capture).unwrap_err();
+    assert!(
+        matches!(&refused, OpError::StoreUnavailable(m) if m.contains("hook path")),
+        "{refused:?}"
+    );
+    let drained = call(&mut ctx, crate::ops::upkeep::Drain {}).unwrap_err();
+    assert!(matches!(drained, OpError::NotFound(_)), "{drained:?}");
+}
