@@ -165,7 +165,7 @@ pub fn run(host: &str, event: &str) -> i32 {
     match (outcome, spooled) {
         (Ok(Some(block)), _) => {
             if let Some(out) = adapter.context_output(event, &block) {
-                println!("{out}");
+                answer(&out);
             }
         }
         (Ok(None), _) => {}
@@ -175,7 +175,7 @@ pub fn run(host: &str, event: &str) -> i32 {
                 .and_then(|n| adapter.context_output(event, n))
                 .or_else(|| adapter.empty_stdout.clone());
             if let Some(out) = out {
-                println!("{out}");
+                answer(&out);
             }
             let notice = notice.map(|n| format!(" {n}")).unwrap_or_default();
             match spooled {
@@ -284,7 +284,7 @@ fn start_watchdog(deadline: Instant, w: Watched) {
             }
         };
         if let Some(empty) = &w.empty_stdout {
-            println!("{empty}");
+            answer(empty);
         }
         eprintln!("aletheia: the hook hit its deadline; {spooled}.");
         std::process::exit(0);
@@ -342,4 +342,13 @@ fn store_and_recall(
         return Ok(Some(block));
     }
     Ok(None)
+}
+
+/// Write the host's answer on stdout. A host that closed its end no longer wants it, and the
+/// hook must still exit 0, so a failed write is dropped rather than raised (`println!` would
+/// panic and exit 101).
+fn answer(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}").and_then(|()| out.flush());
 }
