@@ -150,6 +150,12 @@ pub fn adjusted(bm25: f64, t: &Traits, newest: i64) -> f64 {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    reason = "test data: small counters and seeded random numbers, far inside every range"
+)]
 mod tests {
     use super::*;
     use crate::model::NewMemory;

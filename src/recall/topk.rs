@@ -228,6 +228,12 @@ impl<'s> Ranker<'s> {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    reason = "test data: small counters and seeded random numbers, far inside every range"
+)]
 mod tests {
     use super::*;
     use crate::model::NewMemory;

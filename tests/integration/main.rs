@@ -2,6 +2,18 @@
 //! linking the crate's dependencies into every one of them took most of the suite's build time
 //! and disk. `support` is what the modules share.
 
+// To clippy, a test crate's helper functions are not tests: their unwraps are the tests' own
+// assertions, their casts work on small counters and sizes the tests choose, and the measuring
+// tests print what they measured (the harness captures it).
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    reason = "test code: an unwrap is an assertion, and the casts are on values the tests choose"
+)]
+
 mod support;
 
 mod backfill;
