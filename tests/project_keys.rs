@@ -121,12 +121,14 @@ fn mcp_stores_a_token_shaped_project_redacted_and_finds_it_by_name() {
 }
 
 /// `aletheia server` on a loopback port, for as long as the value lives.
+#[cfg(feature = "server")]
 struct Server {
     env: Env,
     child: Child,
     port: u16,
 }
 
+#[cfg(feature = "server")]
 impl Server {
     fn start() -> Server {
         let env = Env::new();
@@ -166,6 +168,7 @@ impl Server {
     }
 }
 
+#[cfg(feature = "server")]
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -173,6 +176,7 @@ impl Drop for Server {
     }
 }
 
+#[cfg(feature = "server")]
 #[test]
 fn rest_refuses_a_project_name_too_long_or_with_a_control_character() {
     let s = Server::start();
@@ -203,6 +207,7 @@ fn rest_refuses_a_project_name_too_long_or_with_a_control_character() {
     assert_eq!(s.env.count(), 0);
 }
 
+#[cfg(feature = "server")]
 #[test]
 fn rest_stores_a_token_shaped_project_redacted_and_finds_it_by_name() {
     let s = Server::start();
