@@ -6,10 +6,12 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
+// What the REST half needs, in a build with the server.
+#[cfg(feature = "server")]
+use std::{io::Read, net::TcpStream, process::Child};
 use support::Env;
 
 const TOKEN: &str = "ghp_Zq7vL4pT8wZ3nB6cF1hJ5dS0gY2aE7uR9xK2m";
