@@ -9,6 +9,7 @@ pub mod cli;
 pub mod compress;
 pub mod config;
 pub mod embed;
+pub mod features;
 pub mod install;
 pub mod mcp;
 pub mod model;
@@ -16,6 +17,7 @@ pub mod ops;
 pub mod project;
 pub mod recall;
 pub mod redact;
+#[cfg(feature = "server")]
 pub mod server;
 pub mod spool;
 pub mod stall;

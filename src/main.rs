@@ -165,20 +165,23 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Redact(a) => cli::redact::run(a, json),
+        #[cfg(feature = "semantic")]
         Command::Index => cli::index::run(json),
+        #[cfg(not(feature = "semantic"))]
+        Command::Index => Err(aletheia::features::NotBuilt::SEMANTIC.into()),
         Command::Model(c) => cli::model::run(c, json),
         Command::Completions { shell } => {
             // Into a buffer first: clap_complete panics when its writer fails (`| head`).
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut command(), "aletheia", &mut script);
-            std::io::Write::write_all(&mut std::io::stdout(), &script).map_err(Into::into)
+            cli::print::raw(&script).map_err(Into::into)
         }
         // The pages carry the plain version, not the commit: the release archives ship copies
         // checked against this output, which would otherwise differ at every commit.
         Command::Man { dir: None } => {
             let mut page = Vec::new();
             cli::manual::top(&cli::manual::built(Cli::command()), &mut page)
-                .and_then(|()| std::io::Write::write_all(&mut std::io::stdout(), &page))
+                .and_then(|()| cli::print::raw(&page))
                 .map_err(Into::into)
         }
         Command::Man { dir: Some(dir) } => {
@@ -189,16 +192,44 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`aletheia search … | head -1`): it has all it wanted.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            {
-                return ExitCode::SUCCESS;
-            }
             eprintln!("aletheia: {e:#}");
-            ExitCode::FAILURE
+            if e.chain()
+                .any(|cause| cause.is::<aletheia::features::NotBuilt>())
+            {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
+}
+
+/// Whether a broken pipe is anywhere in the error's chain: a write to stdout may fail under
+/// context added on the way up, or inside a JSON error (which keeps the I/O error to itself,
+/// not as its source).
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(pipe_closed)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == Some(std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// An I/O error of a closed pipe, or one wrapping it (`io::Error::other(e)` hides the inner
+/// error from the chain: it is reached through `get_ref`).
+fn pipe_closed(io: &std::io::Error) -> bool {
+    io.kind() == std::io::ErrorKind::BrokenPipe
+        || io
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<std::io::Error>())
+            .is_some_and(pipe_closed)
 }
 
 /// The hook never fails the host: a panic is caught and still exits 0.
@@ -207,4 +238,45 @@ fn run_hook(tool: &str, event: &str) -> u8 {
     aletheia::stall::at("end");
     aletheia::stall::report();
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_broken_pipe;
+    use anyhow::Context as _;
+    use std::io;
+
+    /// A writer whose reader has gone away.
+    struct Closed;
+
+    impl io::Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_broken_pipe_is_recognised_anywhere_in_the_error_chain() {
+        let pipe = || io::Error::from(io::ErrorKind::BrokenPipe);
+        assert!(is_broken_pipe(&pipe().into()));
+        let under_context = Err::<(), _>(pipe())
+            .context("printing the hits")
+            .context("search")
+            .unwrap_err();
+        assert!(is_broken_pipe(&under_context));
+        let in_json = serde_json::to_writer(Closed, &[1, 2, 3]).unwrap_err();
+        assert!(is_broken_pipe(
+            &Err::<(), _>(in_json).context("export").unwrap_err()
+        ));
+        assert!(is_broken_pipe(&io::Error::other(pipe()).into()));
+
+        let not_found = Err::<(), _>(io::Error::from(io::ErrorKind::NotFound))
+            .context("opening the store")
+            .unwrap_err();
+        assert!(!is_broken_pipe(&not_found));
+        assert!(!is_broken_pipe(&anyhow::anyhow!("broken pipe")));
+    }
 }

@@ -8,6 +8,7 @@
 //! terminal, one summary line otherwise. Lines and files that cannot be read are counted and
 //! reported, never fatal.
 
+use super::print;
 use crate::capture::transcript::{self, Parsed};
 use crate::ops::backfill::{BACKFILL_BATCH, Backfill};
 use crate::ops::recall::When;
@@ -70,12 +71,12 @@ pub fn run(args: BackfillArgs, json: bool) -> anyhow::Result<()> {
     let mut report = Report::default();
     if !root.is_dir() {
         if json {
-            println!("{}", serde_json::to_string(&report)?);
+            print::json(&report)?;
         } else {
-            println!(
+            print::line(&format!(
                 "No Claude Code transcripts in {}: nothing to back-fill.",
                 root.display()
-            );
+            ))?;
         }
         return Ok(());
     }
@@ -131,16 +132,16 @@ pub fn run(args: BackfillArgs, json: bool) -> anyhow::Result<()> {
     }
     report.sessions = sessions.len();
     if json {
-        println!("{}", serde_json::to_string(&report)?);
+        print::json(&report)?;
     } else {
-        println!(
+        print::line(&format!(
             "Back-filled {} prompts and {} summaries from {} sessions ({} already stored, {} lines skipped).",
             report.prompts,
             report.summaries,
             report.sessions,
             report.duplicates,
             report.skipped_lines
-        );
+        ))?;
         if report.unreadable_files > 0 {
             eprintln!(
                 "aletheia: {} transcript file(s) could not be read (see above).",

@@ -7,7 +7,7 @@
 //! failed; the daemon ticks every two seconds. On a signal the job in hand is released at the
 //! next window (not counted as an attempt), so nothing is lost.
 
-use super::Edge;
+use super::{Edge, print};
 use crate::compress::Extraction;
 use crate::compress::worker::{self, Ended, JobEnd};
 use crate::ops::compress::{Compress, Compressed, Jobs};
@@ -33,7 +33,12 @@ pub fn run(args: CompressArgs, json: bool) -> anyhow::Result<()> {
     let mut edge = Edge::open(super::caller(None))?;
     if args.status {
         let out = edge.call(Jobs { limit: None })?;
-        return super::print(&out, edge.clock(), json, <Jobs as crate::text::Text>::text);
+        return Ok(print::result(
+            &out,
+            edge.clock(),
+            json,
+            <Jobs as crate::text::Text>::text,
+        )?);
     }
     let ex = Extraction::from_env(edge.paths()).map_err(anyhow::Error::msg)?;
     // The first signal stops at the next window (or call); a second one, while a slow call
@@ -121,12 +126,11 @@ fn drain(
         None => edge.call(Jobs { limit: Some(1) })?.counts,
     };
     if json {
-        println!(
-            "{}",
-            serde_json::json!({ "jobs": ends, "counts": counts, "stopped": stop.load(Ordering::SeqCst) })
-        );
+        print::json(
+            &serde_json::json!({ "jobs": ends, "counts": counts, "stopped": stop.load(Ordering::SeqCst) }),
+        )?;
     } else {
-        println!("{}", crate::text::compress_summary(&ends, &counts));
+        print::line(&crate::text::compress_summary(&ends, &counts))?;
     }
     Ok(())
 }
@@ -153,7 +157,7 @@ fn daemon(
                 project = None;
                 for end in &out.jobs {
                     if json {
-                        println!("{}", serde_json::to_string(end)?);
+                        print::json(end)?;
                     } else {
                         eprintln!("{}", job_line(end));
                     }

@@ -7,5 +7,10 @@ pub fn run(json: bool) -> anyhow::Result<()> {
     // The spool is the operation's to drain, so the store opens without draining it first.
     let mut edge = super::Edge::open_with(super::caller(None), false)?;
     let report = edge.call(Drain {})?;
-    super::print(&report, edge.clock(), json, Drain::text)
+    Ok(super::print::result(
+        &report,
+        edge.clock(),
+        json,
+        Drain::text,
+    )?)
 }

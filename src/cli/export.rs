@@ -3,7 +3,6 @@
 
 use crate::ops::transfer::Export;
 use clap::Args;
-use std::io::Write;
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
@@ -14,7 +13,7 @@ pub struct ExportArgs {
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let mut edge = super::Edge::open(super::caller(None))?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = super::print::Printer::stdout();
     let mut after = None;
     loop {
         let page = edge.call(Export {
@@ -22,21 +21,12 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             after,
         })?;
         for r in &page.records {
-            let written = serde_json::to_writer(&mut out, r)
-                .map_err(std::io::Error::from)
-                .and_then(|()| out.write_all(b"\n"));
-            match written {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-                other => other?,
-            }
+            out.json(r)?;
         }
         match page.next {
             Some(next) => after = Some(next),
             None => break,
         }
     }
-    match out.flush() {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    Ok(out.flush()?)
 }

@@ -68,7 +68,7 @@ pub fn run(args: ImportArgs, json: bool) -> anyhow::Result<()> {
         }
     }
     flush(&mut batch)?;
-    super::print(&total, edge.clock(), json, Import::text)?;
+    super::print::result(&total, edge.clock(), json, Import::text)?;
     if !bad.is_empty() {
         anyhow::bail!(
             "{} line(s) are not memory JSON and were skipped (first: {}); each line must be one object like an `aletheia export` line.",

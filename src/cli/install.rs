@@ -2,10 +2,10 @@
 //! entries and the MCP entry in a host's configuration (the user's, or with `--project` the
 //! working directory's). Without `--write`, install prints what it would do, as `connect` does.
 
+use super::print;
 use crate::install::{self, Action, Change, FilePlan, Format, Outcome, Plan, Scope, Written};
 use clap::Args;
 use std::fmt::Write as _;
-use std::io::Write as _;
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
@@ -53,7 +53,7 @@ pub fn uninstall(args: UninstallArgs, json: bool) -> anyhow::Result<()> {
 /// that says how to write it.
 pub fn dry_run(plan: &Plan, json: bool, install_hint: bool) -> anyhow::Result<()> {
     if json {
-        return emit(&serde_json::to_string(
+        return Ok(print::json(
             &serde_json::json!({ "plan": plan, "written": [] }),
         )?);
     }
@@ -89,13 +89,13 @@ pub fn dry_run(plan: &Plan, json: bool, install_hint: bool) -> anyhow::Result<()
     if install_hint && changing > 0 {
         out.push_str("\nNothing was written: add --write to write it.\n");
     }
-    emit(out.trim_end())
+    Ok(print::line(out.trim_end())?)
 }
 
 /// What was written: one line per file, or the one line that says nothing needed writing.
 fn report(plan: &Plan, written: &[Written], json: bool) -> anyhow::Result<()> {
     if json {
-        return emit(&serde_json::to_string(
+        return Ok(print::json(
             &serde_json::json!({ "plan": plan, "written": written }),
         )?);
     }
@@ -112,7 +112,7 @@ fn report(plan: &Plan, written: &[Written], json: bool) -> anyhow::Result<()> {
             }
         );
         notes(&mut out, plan);
-        return emit(out.trim_end());
+        return Ok(print::line(out.trim_end())?);
     }
     let _ = writeln!(
         out,
@@ -140,7 +140,7 @@ fn report(plan: &Plan, written: &[Written], json: bool) -> anyhow::Result<()> {
         out.push('\n');
     }
     notes(&mut out, plan);
-    emit(out.trim_end())
+    Ok(print::line(out.trim_end())?)
 }
 
 fn heading(plan: &Plan) -> String {
@@ -220,10 +220,4 @@ fn notes(out: &mut String, plan: &Plan) {
     for note in &plan.notes {
         let _ = write!(out, "\nNote: {note}\n");
     }
-}
-
-fn emit(text: &str) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{text}")?;
-    Ok(())
 }

@@ -1,7 +1,7 @@
 //! The interactive commands, one file each. They parse flags into an operation's request, build
 //! the operation's context from the environment (this is the command line's edge: the store,
 //! the redactor, the clock and the caller are decided here and nowhere below), call it, and
-//! print its text, or its JSON with `--json`.
+//! print its text, or its JSON with `--json`, through [`print`].
 
 pub mod backfill;
 pub mod capture;
@@ -13,6 +13,7 @@ pub mod drain;
 pub mod export;
 pub mod facts;
 pub mod import;
+#[cfg(feature = "semantic")]
 pub mod index;
 pub mod install;
 pub mod items;
@@ -20,6 +21,7 @@ pub mod list;
 pub mod manual;
 pub mod model;
 pub mod observations;
+pub mod print;
 pub mod redact;
 pub mod review;
 pub mod rules;
@@ -166,87 +168,5 @@ impl Edge {
 pub fn run<O: Operation + Text>(request: O, caller: Caller, json: bool) -> anyhow::Result<()> {
     let mut edge = Edge::open(caller)?;
     let out = edge.call(request)?;
-    print(&out, edge.clock(), json, O::text)
-}
-
-/// Print a result as text or as one line of JSON.
-pub fn print<T: serde::Serialize>(
-    out: &T,
-    clock: &Clock,
-    json: bool,
-    text: fn(&T, &Clock) -> crate::text::Rendered,
-) -> anyhow::Result<()> {
-    if json {
-        emit(&serde_json::to_string(out)?, true)
-    } else {
-        emit(text(out, clock).text(), false)
-    }
-}
-
-/// Write one result and a newline to stdout. On a terminal, control characters in it are shown
-/// escaped rather than sent raw, so that stored text cannot retitle, recolour or drive the
-/// terminal; piped, the output is exactly the text.
-pub fn emit(text: &str, json: bool) -> anyhow::Result<()> {
-    use std::io::{IsTerminal, Write};
-    let mut stdout = std::io::stdout().lock();
-    if stdout.is_terminal() {
-        writeln!(stdout, "{}", for_terminal(text, json))?;
-    } else {
-        writeln!(stdout, "{text}")?;
-    }
-    Ok(())
-}
-
-/// `text` with its control characters escaped for a terminal. Text keeps tabs and newlines and
-/// shows every other C0 control and DEL as `\x1b`, and a C1 control (U+0080 to U+009F, which
-/// some terminals obey as escapes) as `\u{9b}`. JSON already escapes C0; DEL and C1 become
-/// `\u009b`, which keeps it valid JSON meaning the same.
-pub fn for_terminal(text: &str, json: bool) -> std::borrow::Cow<'_, str> {
-    let raw = |c: char| {
-        if json {
-            matches!(c, '\u{7f}'..='\u{9f}')
-        } else {
-            c.is_control() && c != '\n' && c != '\t'
-        }
-    };
-    if !text.chars().any(raw) {
-        return text.into();
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c as u32 {
-            _ if !raw(c) => out.push(c),
-            n if json => out.push_str(&format!("\\u{n:04x}")),
-            n if n < 0x80 => out.push_str(&format!("\\x{n:02x}")),
-            n => out.push_str(&format!("\\u{{{n:x}}}")),
-        }
-    }
-    out.into()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::for_terminal;
-
-    #[test]
-    fn a_terminal_sees_control_characters_escaped_but_tabs_and_newlines_kept() {
-        let stored = "title\x1b]0;pwned\x07 \x1b[31mred\r\x7f\u{9b}2J\tcol\nnext é";
-        assert_eq!(
-            for_terminal(stored, false),
-            "title\\x1b]0;pwned\\x07 \\x1b[31mred\\x0d\\x7f\\u{9b}2J\tcol\nnext é"
-        );
-        assert!(matches!(
-            for_terminal("plain\ttext\n", false),
-            std::borrow::Cow::Borrowed(_)
-        ));
-    }
-
-    #[test]
-    fn json_on_a_terminal_stays_json_with_c1_and_del_escaped() {
-        let line = serde_json::to_string(&serde_json::json!({"t": "a\x1bb\u{9b}c\x7f"})).unwrap();
-        let shown = for_terminal(&line, true);
-        assert_eq!(shown, r#"{"t":"a\u001bb\u009bc\u007f"}"#);
-        let back: serde_json::Value = serde_json::from_str(&shown).unwrap();
-        assert_eq!(back["t"], "a\x1bb\u{9b}c\x7f");
-    }
+    Ok(print::result(&out, edge.clock(), json, O::text)?)
 }

@@ -1,9 +1,6 @@
 //! `aletheia model fetch`: download the local embedding model that semantic search uses.
 
-use crate::config::Paths;
-use crate::embed::fetch;
 use clap::{Args, Subcommand};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
@@ -19,7 +16,12 @@ pub struct FetchArgs {
     pub dir: Option<PathBuf>,
 }
 
+#[cfg(feature = "semantic")]
 pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
+    use super::print;
+    use crate::config::Paths;
+    use crate::embed::fetch;
+    use std::io::IsTerminal;
     match cmd {
         ModelCommand::Fetch(a) => {
             let dir = a.dir.unwrap_or_else(|| Paths::from_env().model_dir());
@@ -30,28 +32,32 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
             let progress = std::io::stderr().is_terminal() && !json;
             let got = fetch::fetch(&dir, &url, progress)?;
             if json {
-                println!(
-                    "{}",
-                    serde_json::json!({
-                        "dir": got.dir,
-                        "downloaded": got.downloaded,
-                        "already_present": got.already_present,
-                        "bytes": got.bytes,
-                    })
-                );
+                print::json(&serde_json::json!({
+                    "dir": got.dir,
+                    "downloaded": got.downloaded,
+                    "already_present": got.already_present,
+                    "bytes": got.bytes,
+                }))?;
                 return Ok(());
             }
+            let mut out = print::Printer::stdout();
             for f in &got.downloaded {
-                println!("downloaded {f}");
+                out.line(&format!("downloaded {f}"))?;
             }
             for f in &got.already_present {
-                println!("already present {f}");
+                out.line(&format!("already present {f}"))?;
             }
-            println!(
+            out.line(&format!(
                 "The model is in {}. Run `aletheia index` to give your memories vectors.",
                 got.dir.display()
-            );
-            Ok(())
+            ))?;
+            Ok(out.flush()?)
         }
     }
+}
+
+/// A build without the model: a model to fetch would be of no use to it.
+#[cfg(not(feature = "semantic"))]
+pub fn run(_cmd: ModelCommand, _json: bool) -> anyhow::Result<()> {
+    Err(crate::features::NotBuilt::SEMANTIC.into())
 }

@@ -2,9 +2,10 @@
 //! which rule replaced which span, so a user can see why a line changed (or did not) and report
 //! a miss or a false positive without pasting the secret anywhere; `--rules` lists the rules.
 
+use super::print;
 use crate::redact::{Finding, Redactor};
 use clap::Args;
-use std::io::{Read, Write};
+use std::io::Read;
 
 #[derive(Debug, Args)]
 pub struct RedactArgs {
@@ -25,12 +26,11 @@ pub fn run(args: RedactArgs, json: bool) -> anyhow::Result<()> {
         crate::redact::check_rules(std::path::Path::new(&path), redactor.user_rules())?;
     }
     if args.check {
-        println!(
+        return Ok(print::line(&format!(
             "{} built-in rules, {} user rules; all compile.",
             crate::redact::rules::RULES.len(),
             redactor.user_rules().len()
-        );
-        return Ok(());
+        ))?);
     }
     if args.rules {
         let mut out = String::new();
@@ -40,7 +40,7 @@ pub fn run(args: RedactArgs, json: bool) -> anyhow::Result<()> {
         for rule in redactor.user_rules() {
             out.push_str(&format!("{}: from ALETHEIA_REDACT_RULES\n", rule.id));
         }
-        return write_out(&out);
+        return Ok(print::raw(out.as_bytes())?);
     }
     let mut raw = Vec::new();
     std::io::stdin().read_to_end(&mut raw)?;
@@ -50,19 +50,7 @@ pub fn run(args: RedactArgs, json: bool) -> anyhow::Result<()> {
     } else {
         redactor.redact(&text)
     };
-    write_out(&out)
-}
-
-/// Write to stdout; a reader that went away (`| head`) is not an error.
-fn write_out(out: &str) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|_| stdout.flush())
-    {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    Ok(print::raw(out.as_bytes())?)
 }
 
 /// One line per replaced span: where it is (line and column, counted in characters from 1),

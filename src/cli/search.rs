@@ -1,6 +1,7 @@
 //! `aletheia search QUERY`: the index of matching memories, one line each; with `--json`, one
 //! JSON object per hit.
 
+use super::print;
 use crate::model::{Kind, MemoryType};
 use crate::ops::recall::{Search, When};
 use crate::recall::search::Order;
@@ -73,13 +74,15 @@ pub fn run(args: SearchArgs, json: bool) -> anyhow::Result<()> {
     let result = edge.call(request)?;
     if json {
         // One object per hit, so a script can stream them; why nothing matched goes to stderr.
+        let mut out = print::Printer::stdout();
         for h in &result.hits {
-            super::emit(&serde_json::to_string(h)?, true)?;
+            out.json(h)?;
         }
+        out.flush()?;
         if let (true, Some(reason)) = (result.hits.is_empty(), &result.reason) {
             eprintln!("aletheia: no matches: {reason}");
         }
         return Ok(());
     }
-    super::emit(Search::text(&result, edge.clock()).text(), false)
+    Ok(print::line(Search::text(&result, edge.clock()).text())?)
 }

@@ -1,7 +1,9 @@
 //! `aletheia server`: the command line's edge for the server. The address, port, API key and
 //! allowed origins are read from flags and the environment here; [`crate::server`] serves.
 
+#[cfg(feature = "server")]
 use crate::config::Paths;
+#[cfg(feature = "server")]
 use crate::server::{DEFAULT_PORT, Options};
 use clap::Args;
 use std::net::IpAddr;
@@ -19,6 +21,7 @@ pub struct ServerArgs {
     pub no_worker: bool,
 }
 
+#[cfg(feature = "server")]
 pub fn run(args: ServerArgs) -> anyhow::Result<()> {
     let port = match args.port {
         Some(p) => p,
@@ -46,6 +49,13 @@ pub fn run(args: ServerArgs) -> anyhow::Result<()> {
         worker: !args.no_worker,
     };
     crate::server::run(opts, Paths::from_env(), super::default_project())
+}
+
+/// A build without the server: the arguments are still parsed (so a typo is still a typo), and
+/// the answer says how to get a server.
+#[cfg(not(feature = "server"))]
+pub fn run(_args: ServerArgs) -> anyhow::Result<()> {
+    Err(crate::features::NotBuilt::SERVER.into())
 }
 
 /// The shortest key that may guard a server on the network: 24 characters, 144 bits as hex

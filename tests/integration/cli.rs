@@ -566,3 +566,140 @@ fn import_refuses_a_record_with_a_bad_project_name() {
     );
     assert_eq!(env.count(), 0);
 }
+
+/// A store with 300 memories that all match "pipeword", each with a 2 KB title and text, so
+/// that a page of 100 hits is far more than a pipe holds (64 KB on Linux).
+fn store_with_many_hits() -> Env {
+    let env = Env::new();
+    let mut lines = String::new();
+    for i in 0..300 {
+        let words = format!("pipeword memory {i} ").repeat(100);
+        let line = serde_json::json!({
+            "uid": format!("00000000-0000-7000-8000-{i:012}"),
+            "project": "shop", "kind": "note", "type": "note",
+            "title": words, "text": words, "tool": "cli",
+            "files": [], "pinned": false, "dismissed": false,
+            "created_at": 1_796_000_000_000_i64 + i,
+        });
+        lines.push_str(&format!("{line}\n"));
+    }
+    env.cmd()
+        .arg("import")
+        .write_stdin(lines)
+        .assert()
+        .success();
+    env
+}
+
+/// Run `args` with stdout a real pipe whose reader reads `keep` lines (none: it is closed
+/// before the command starts) and then closes; returns the exit status, stderr and what was read.
+fn with_early_closing_reader(
+    env: &Env,
+    args: &[&str],
+    keep: usize,
+) -> (std::process::ExitStatus, String, Vec<String>) {
+    use std::io::BufRead;
+    let (reader, writer) = std::io::pipe().unwrap();
+    let reader = (keep > 0).then_some(reader);
+    let child = env
+        .std_cmd()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut read = Vec::new();
+    if let Some(reader) = reader {
+        let mut lines = std::io::BufReader::new(reader).lines();
+        for _ in 0..keep {
+            read.push(lines.next().expect("a line").unwrap());
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        read,
+    )
+}
+
+/// `println!` panicked ("failed printing to stdout: Broken pipe", exit 101) when the reader
+/// went away; every command now prints through one printer and exits 0 silently instead.
+#[test]
+fn search_piped_into_head_exits_quietly_when_the_reader_closes() {
+    let env = store_with_many_hits();
+    for args in [
+        &["search", "pipeword", "--limit", "100"][..],
+        &["search", "pipeword", "--limit", "100", "--json"],
+        &["export"],
+    ] {
+        let (status, stderr, read) = with_early_closing_reader(&env, args, 1);
+        assert!(status.success(), "{args:?}: {status}, stderr {stderr:?}");
+        assert_eq!(stderr, "", "{args:?}");
+        assert!(
+            read[0].contains("pipeword memory"),
+            "{args:?}: {:?}",
+            read[0]
+        );
+    }
+    // A reader gone before the first byte: every command's first write fails.
+    for args in [
+        &["search", "pipeword"][..],
+        &["list", "read", "todo"],
+        &["export"],
+        &["redact", "--check"],
+        &["redact", "--rules"],
+        &["compress"],
+        &["backfill", "claude-code"],
+        &["completions", "bash"],
+        &["man"],
+    ] {
+        let (status, stderr, _) = with_early_closing_reader(&env, args, 0);
+        assert!(status.success(), "{args:?}: {status}, stderr {stderr:?}");
+        assert_eq!(stderr, "", "{args:?}");
+    }
+}
+
+/// A build without the server keeps `aletheia server` (its help and manual page match the
+/// release build's) and answers it with one line that says how to get one, exit 2.
+#[cfg(not(feature = "server"))]
+#[test]
+fn a_build_without_the_server_says_how_to_get_one() {
+    let env = Env::new();
+    let out = env.cmd().args(["server", "--port", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "aletheia: this aletheia was built without the server feature; install the release build or build with --features server\n"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+/// Without the model's feature, the model commands say how to get it (exit 2), and a search
+/// uses words alone, as when no model is installed.
+#[cfg(not(feature = "semantic"))]
+#[test]
+fn a_build_without_the_model_says_how_to_get_one_and_searches_by_words() {
+    let env = Env::new();
+    for args in [
+        &["model", "fetch"][..],
+        &["index"],
+        &["search", "--semantic", "pnpm"],
+    ] {
+        let out = env.cmd().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "aletheia: this aletheia was built without the semantic feature; install the release build or build with --features semantic\n",
+            "{args:?}"
+        );
+    }
+    env.cmd()
+        .args(["save", "Use pnpm, not npm"])
+        .assert()
+        .success();
+    let out = env.cmd().args(["search", "pnpm"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Use pnpm, not npm"));
+}

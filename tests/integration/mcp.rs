@@ -430,12 +430,14 @@ fn a_broken_rule_file_refuses_writes_as_the_cli_does_and_still_answers_reads() {
 }
 
 /// A running `aletheia server` that this test started, and what it wrote to stderr.
+#[cfg(feature = "server")]
 struct HttpServer {
     child: std::process::Child,
     port: u16,
     stderr: std::thread::JoinHandle<String>,
 }
 
+#[cfg(feature = "server")]
 impl HttpServer {
     fn start(env: &Env) -> HttpServer {
         let mut cmd = env.std_cmd();
@@ -491,6 +493,7 @@ impl HttpServer {
     }
 }
 
+#[cfg(feature = "server")]
 #[test]
 fn over_http_stored_fields_stay_inside_the_wrapper_and_the_clients_name_is_logged_redacted() {
     let env = Env::new();

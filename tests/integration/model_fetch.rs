@@ -4,6 +4,8 @@
 //! serves the files, the way a mirror named by ALETHEIA_MODEL_URL would. The tests that need the
 //! real weights (their sha256 is pinned) read them from ALETHEIA_TEST_MODEL_DIR.
 
+#![cfg(feature = "semantic")]
+
 use crate::support;
 
 use std::collections::HashMap;

@@ -6,10 +6,12 @@
 use crate::support;
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
+// What the REST half needs, in a build with the server.
+#[cfg(feature = "server")]
+use std::{io::Read, net::TcpStream, process::Child};
 use support::Env;
 
 const TOKEN: &str = "ghp_Zq7vL4pT8wZ3nB6cF1hJ5dS0gY2aE7uR9xK2m";
@@ -121,12 +123,14 @@ fn mcp_stores_a_token_shaped_project_redacted_and_finds_it_by_name() {
 }
 
 /// `aletheia server` on a loopback port, for as long as the value lives.
+#[cfg(feature = "server")]
 struct Server {
     env: Env,
     child: Child,
     port: u16,
 }
 
+#[cfg(feature = "server")]
 impl Server {
     fn start() -> Server {
         let env = Env::new();
@@ -166,6 +170,7 @@ impl Server {
     }
 }
 
+#[cfg(feature = "server")]
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -173,6 +178,7 @@ impl Drop for Server {
     }
 }
 
+#[cfg(feature = "server")]
 #[test]
 fn rest_refuses_a_project_name_too_long_or_with_a_control_character() {
     let s = Server::start();
@@ -203,6 +209,7 @@ fn rest_refuses_a_project_name_too_long_or_with_a_control_character() {
     assert_eq!(s.env.count(), 0);
 }
 
+#[cfg(feature = "server")]
 #[test]
 fn rest_stores_a_token_shaped_project_redacted_and_finds_it_by_name() {
     let s = Server::start();

@@ -2,6 +2,8 @@
 //! `aletheia index` gives memories vectors (resuming after a kill), and `search --semantic`
 //! finds by meaning what the words miss.
 
+#![cfg(feature = "semantic")]
+
 use crate::support;
 
 use std::path::PathBuf;

@@ -2,6 +2,8 @@
 //! real HTTP. Every REST route, the API key on and off, Host and Origin refusals, the body cap,
 //! the error shape, and a shutdown on SIGTERM that ends cleanly.
 
+#![cfg(feature = "server")]
+
 use crate::support;
 
 use serde_json::{Value, json};

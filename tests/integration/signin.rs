@@ -5,6 +5,8 @@
 //! only after the key; wrong keys are throttled and logged; a key that cannot guard the
 //! server is refused before it starts.
 
+#![cfg(feature = "server")]
+
 use crate::support;
 
 use base64::Engine as _;
