@@ -46,10 +46,12 @@ pub fn run(args: DoctorArgs, json: bool) -> anyhow::Result<bool> {
         Err(e) => doctor::without_store(&paths, &clock, NoStore::Unopenable(e)),
     };
     if json {
-        super::emit(&serde_json::to_string_pretty(&report)?, true)?;
+        let mut out = super::print::Printer::stdout();
+        out.json_line(&serde_json::to_string_pretty(&report)?)?;
+        out.flush()?;
     } else {
         let text = text(&report);
-        super::emit(text.strip_suffix('\n').unwrap_or(&text), false)?;
+        super::print::line(text.strip_suffix('\n').unwrap_or(&text))?;
     }
     Ok(report.healthy())
 }

@@ -42,17 +42,16 @@ pub fn run(json: bool) -> anyhow::Result<()> {
     }
     let seconds = started.elapsed().as_secs_f64();
     if json {
-        println!(
-            "{}",
-            serde_json::json!({ "indexed": done, "seconds": seconds, "model_dir": dir })
-        );
+        super::print::json(
+            &serde_json::json!({ "indexed": done, "seconds": seconds, "model_dir": dir }),
+        )?;
     } else if done == 0 {
-        println!("Every memory already has a vector.");
+        super::print::line("Every memory already has a vector.")?;
     } else {
-        println!(
+        super::print::line(&format!(
             "Indexed {done} memories in {seconds:.1} s ({:.0} a second).",
             done as f64 / seconds.max(1e-9)
-        );
+        ))?;
     }
     Ok(())
 }

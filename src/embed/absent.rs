@@ -39,7 +39,7 @@ pub mod model {
 pub mod semantic {
     use super::Never;
     use super::model::{EmbedError, Embedder};
-    use rusqlite::Connection;
+    use crate::store::contract::Storage;
     use std::sync::Arc;
 
     /// Why a semantic search could not run.
@@ -55,7 +55,7 @@ pub mod semantic {
 
         pub fn nearest(
             &self,
-            _conn: &Connection,
+            _store: &dyn Storage,
             _query: &str,
             _project: Option<&str>,
             _k: usize,
