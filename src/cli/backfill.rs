@@ -174,7 +174,7 @@ fn transcript_files(root: &Path, since: Option<i64>) -> Vec<PathBuf> {
                 .and_then(|m| m.modified())
                 .ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_millis() as i64);
+                .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
             if let (Some(since), Some(modified)) = (since, modified)
                 && modified < since
             {

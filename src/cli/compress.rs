@@ -67,7 +67,9 @@ fn drain(
     stop: &std::sync::atomic::AtomicBool,
 ) -> anyhow::Result<()> {
     let counts = edge.call(Jobs { limit: Some(1) })?.counts;
-    let total = (counts.queued_sessions + counts.pending + counts.running) as u64
+    // Counts of rows, never negative; one that were would only shorten the progress bar.
+    let total = u64::try_from(counts.queued_sessions + counts.pending + counts.running)
+        .unwrap_or(0)
         + u64::from(project.is_some());
     let bar = (std::io::stderr().is_terminal() && !json && total > 0).then(|| {
         let bar = indicatif::ProgressBar::new(total);
@@ -111,10 +113,7 @@ fn drain(
         // Nothing ran: wait for a retry to fall due (or for another worker's job on the same
         // session to end), at least a tick, or finish.
         match next_due {
-            Some(at) => sleep_until(
-                at.max(crate::time::now_ms() + worker::TICK.as_millis() as i64),
-                stop,
-            ),
+            Some(at) => sleep_until(at.max(crate::time::now_ms() + tick_ms()), stop),
             None => break,
         }
     }
@@ -169,13 +168,15 @@ fn daemon(
                 worker::TICK.as_secs()
             ),
         }
-        sleep_until(
-            crate::time::now_ms() + worker::TICK.as_millis() as i64,
-            stop,
-        );
+        sleep_until(crate::time::now_ms() + tick_ms(), stop);
     }
     eprintln!("aletheia: compress worker stopped.");
     Ok(())
+}
+
+/// The worker's tick in milliseconds, as the clock counts them.
+fn tick_ms() -> i64 {
+    i64::try_from(worker::TICK.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// Sleep until `at` (epoch ms) or a signal, whichever comes first.
@@ -185,7 +186,9 @@ fn sleep_until(at: i64, stop: &std::sync::atomic::AtomicBool) {
         if left <= 0 {
             return;
         }
-        std::thread::sleep(std::time::Duration::from_millis(left.min(100) as u64));
+        std::thread::sleep(std::time::Duration::from_millis(
+            left.clamp(0, 100).unsigned_abs(),
+        ));
     }
 }
 
