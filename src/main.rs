@@ -127,7 +127,7 @@ fn main() -> ExitCode {
         return match (args.get(2), args.get(3)) {
             (Some(tool), Some(event)) => ExitCode::from(run_hook(tool, event)),
             _ => {
-                eprintln!("aletheia: usage: aletheia hook <tool> <event>");
+                aletheia::capture::hook::say("aletheia: usage: aletheia hook <tool> <event>");
                 ExitCode::SUCCESS
             }
         };

@@ -48,7 +48,7 @@ pub fn report() {
         && let Ok(p) = p.lock()
     {
         let steps: Vec<String> = p.iter().map(|(s, ns)| format!("{s}={ns}")).collect();
-        eprintln!("aletheia phases: {}", steps.join(" "));
+        crate::capture::hook::say(&format!("aletheia phases: {}", steps.join(" ")));
     }
 }
 

@@ -43,14 +43,14 @@ pub fn run(host: &str, event: &str) -> i32 {
     let adapter = match adapter::load(host) {
         Some(Ok(a)) => a,
         Some(Err(e)) => {
-            eprintln!("aletheia: {e}");
+            say(&format!("aletheia: {e}"));
             return 0;
         }
         None => {
-            eprintln!(
+            say(&format!(
                 "aletheia: unknown tool \"{host}\" for hook: use one of {}.",
                 adapter::hosts().join(", ")
-            );
+            ));
             return 0;
         }
     };
@@ -179,11 +179,12 @@ pub fn run(host: &str, event: &str) -> i32 {
             }
             let notice = notice.map(|n| format!(" {n}")).unwrap_or_default();
             match spooled {
-                Some((e, Ok(p))) => {
-                    eprintln!("aletheia: {e}; spooled to {}.{notice}", p.display())
-                }
-                Some((e, Err(se))) => eprintln!("aletheia: {e}; {}.{notice}", refusal(&se)),
-                None => eprintln!("aletheia: {e}.{notice}"),
+                Some((e, Ok(p))) => say(&format!(
+                    "aletheia: {e}; spooled to {}.{notice}",
+                    p.display()
+                )),
+                Some((e, Err(se))) => say(&format!("aletheia: {e}; {}.{notice}", refusal(&se))),
+                None => say(&format!("aletheia: {e}.{notice}")),
             }
         }
     }
@@ -286,7 +287,7 @@ fn start_watchdog(deadline: Instant, w: Watched) {
         if let Some(empty) = &w.empty_stdout {
             answer(empty);
         }
-        eprintln!("aletheia: the hook hit its deadline; {spooled}.");
+        say(&format!("aletheia: the hook hit its deadline; {spooled}."));
         std::process::exit(0);
     });
 }
@@ -315,7 +316,7 @@ fn store_and_recall(
                 // The store is busy or broken: this event would wait out the same timeout
                 // again, so it goes straight to the spool. A context block can still be read.
                 spool::DrainError::Store(e) if writes => return Err(e),
-                e => eprintln!("aletheia: could not drain the spool yet: {e}"),
+                e => say(&format!("aletheia: could not drain the spool yet: {e}")),
             }
         }
     }
@@ -342,6 +343,13 @@ fn store_and_recall(
         return Ok(Some(block));
     }
     Ok(None)
+}
+
+/// Write one diagnostic line on stderr. A host that closed stderr is not told, and the hook
+/// still exits 0 (`eprintln!` would panic, and in the watchdog's thread stop it short of its exit).
+pub fn say(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
 /// Write the host's answer on stdout. A host that closed its end no longer wants it, and the

@@ -186,6 +186,10 @@ fn text(r: &Report) -> String {
     }
     let s = &r.semantic;
     match (s.model_present, s.without_vector) {
+        (false, _) if !cfg!(feature = "semantic") => say!(
+            out,
+            "semantic: off (this aletheia was built without the semantic feature); install the release build to search by meaning too"
+        ),
         (false, _) => say!(
             out,
             "semantic: off (no model in {}); run `aletheia model fetch`, then `aletheia index`, to search by meaning too",

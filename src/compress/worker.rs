@@ -10,8 +10,8 @@ use super::job::{self, JobError, JobReport};
 use super::provider::{Provider, ProviderError, Reply};
 use super::window::Limits;
 use crate::embed::model::Embedder;
-use crate::redact::Redactor;
-use crate::store::jobs::{Job, Retry};
+use crate::redact::{Redacted, Redactor};
+use crate::store::jobs::{Failure, Job, Retry};
 use crate::store::{Storage, StoreError};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -316,10 +316,11 @@ pub fn run_one(
         },
         Err(JobError::LostLease) => Ended::LostLease,
         Err(e) => {
-            let error = e.to_string();
+            let failure = Redacted::new(Failure(e.to_string()), redactor);
+            let error = failure.get().0.clone();
             let now = (ex.now)();
             let retry_at = now + backoff_ms(job.attempts);
-            match store.fail_job(job, &error, now, retry_at, ex.settings.max_attempts)? {
+            match store.fail_job(job, &failure, now, retry_at, ex.settings.max_attempts)? {
                 Retry::At(at) => Ended::Retry {
                     error,
                     retry_at: at,

@@ -37,6 +37,20 @@ pub struct Install {
     #[serde(default)]
     pub mcp_command: PerScope,
     pub files: Vec<ConfigFile>,
+    /// Another host whose hooks this one also runs, so with both hooked it sends each event
+    /// twice; doctor notes it, with how to turn that off.
+    #[serde(default)]
+    pub also_runs: Option<AlsoRuns>,
+}
+
+/// Another host's hooks that a host runs as well as its own.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlsoRuns {
+    /// The other host, by its spec's `host`.
+    pub hooks_of: String,
+    /// How to stop it in this host's own settings, said after "or".
+    pub turn_off: String,
 }
 
 /// The rule file at the project root, and the text that starts a new one that is ours as a

@@ -13,6 +13,7 @@ use super::contract::JobWrites;
 use super::contract::sqlite::TxWrites;
 use super::sql_numbers::sql_int;
 use super::{Store, StoreError};
+use crate::redact::{Redact, Redacted, Redactor};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 /// The one job type today.
@@ -100,6 +101,17 @@ fn add_job(
         )?
         .execute(params![EXTRACT_SESSION, project, session_id, now])?;
     Ok(n > 0)
+}
+
+/// Why a job's attempt failed, as the job keeps it. A provider's error may quote what it was
+/// sent (the session's own text), so it is stored redacted like everything else.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure(pub String);
+
+impl Redact for Failure {
+    fn redact(self, r: &Redactor) -> Failure {
+        Failure(r.redact(&self.0))
+    }
 }
 
 impl Store {
@@ -196,7 +208,7 @@ impl Store {
     pub fn fail_job(
         &mut self,
         job: &Job,
-        error: &str,
+        error: &Redacted<Failure>,
         now: i64,
         retry_at: i64,
         max_attempts: i64,
@@ -209,7 +221,7 @@ impl Store {
                          run_after = ?4, last_error = ?5, lease_owner = NULL, lease_until = NULL, updated_at = ?6
                      WHERE id = ?1 AND lease_owner = ?2 AND state = 'running'",
                 )?
-                .execute(params![job.id, job.owner, out_of_attempts, retry_at, error, now]);
+                .execute(params![job.id, job.owner, out_of_attempts, retry_at, error.get().0, now]);
             match n {
                 Ok(1) => Ok(if out_of_attempts {
                     Retry::Failed
@@ -224,7 +236,7 @@ impl Store {
                              result = '{\"folded\":true}', updated_at = ?4
                          WHERE id = ?1 AND lease_owner = ?2",
                     )?
-                    .execute(params![job.id, job.owner, error, now])?;
+                    .execute(params![job.id, job.owner, error.get().0, now])?;
                     Ok(Retry::Folded)
                 }
                 Ok(_) => Ok(Retry::LostLease),
@@ -381,6 +393,10 @@ mod tests {
 
     const LEASE: i64 = 60_000;
 
+    fn failure(text: &str) -> Redacted<Failure> {
+        Redacted::new(Failure(text.to_owned()), &Redactor::builtin())
+    }
+
     fn store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
         let s = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
@@ -468,7 +484,13 @@ mod tests {
             let job = s.claim_job("w", now, LEASE, 5).unwrap().unwrap();
             assert_eq!(job.attempts, attempt);
             let retry = s
-                .fail_job(&job, &format!("boom {attempt}"), now, now + 1000, 5)
+                .fail_job(
+                    &job,
+                    &failure(&format!("boom {attempt}")),
+                    now,
+                    now + 1000,
+                    5,
+                )
                 .unwrap();
             if attempt < 5 {
                 assert_eq!(retry, Retry::At(now + 1000));
@@ -527,7 +549,7 @@ mod tests {
             let out = if release {
                 s.release_job(&job, 2).unwrap()
             } else {
-                s.fail_job(&job, "boom", 2, 1002, 5).unwrap()
+                s.fail_job(&job, &failure("boom"), 2, 1002, 5).unwrap()
             };
             assert_eq!(out, Retry::Folded);
             let row = s.job(job.id).unwrap().unwrap();
@@ -540,5 +562,24 @@ mod tests {
             assert_ne!(twin.id, job.id);
             s.finish_job(&twin, 4, &mut |_| Ok("{}".into())).unwrap();
         }
+    }
+
+    #[test]
+    fn a_providers_error_quoting_a_secret_is_kept_redacted() {
+        let (_d, mut s) = store();
+        queue(&mut s, "s1", 0);
+        s.jobs_from_queue(0).unwrap();
+        let job = s.claim_job("w", 0, LEASE, 5).unwrap().unwrap();
+        let said =
+            "400 bad request: cannot parse `token ghp_1234567890abcdefghijklmnopqrstuvwxyzAB`";
+        s.fail_job(&job, &failure(said), 1, 1001, 5).unwrap();
+        let kept: String = s
+            .conn
+            .query_row("SELECT last_error FROM jobs WHERE id = ?1", [job.id], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert!(kept.starts_with("400 bad request"), "{kept}");
+        assert!(!kept.contains("ghp_1234567890"), "{kept}");
     }
 }

@@ -173,9 +173,9 @@ impl OpenOptions {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// A memory that skipped redaction does not compile:
+/// A memory that skipped redaction does not compile (mismatched types):
 ///
-/// ```compile_fail
+/// ```compile_fail,E0308
 /// use aletheia::model::{Kind, MemoryType, NewMemory};
 /// use aletheia::store::{OpenOptions, Store};
 ///
@@ -197,9 +197,9 @@ impl OpenOptions {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// Nor does raw SQL, through the connection or a transaction of the store's:
+/// Nor does raw SQL, through the connection or a transaction of the store's (private methods):
 ///
-/// ```compile_fail
+/// ```compile_fail,E0624
 /// use aletheia::store::{OpenOptions, Store};
 ///
 /// let dir = tempfile::tempdir()?;
@@ -212,7 +212,7 @@ impl OpenOptions {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// ```compile_fail
+/// ```compile_fail,E0624
 /// use aletheia::store::{OpenOptions, Store};
 ///
 /// let dir = tempfile::tempdir()?;

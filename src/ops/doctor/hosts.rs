@@ -211,10 +211,10 @@ fn install_report(i: &Installed, r: &mut Report) -> InstallReport {
     }
 }
 
-/// Cursor runs Claude Code's hooks too (its third-party imports, on by default, read the
-/// user's and the project's `.claude/settings.json`), so with both installed Cursor sends
-/// each event twice. The store keeps one, so nothing is wrong, but one of the two is wasted
-/// work on every event: a note, not a problem.
+/// A host whose spec says it also runs another host's hooks (Cursor's third-party imports read
+/// Claude Code's `.claude/settings.json`), with both hooked, sends each event twice. The store
+/// keeps one, so nothing is wrong, but one of the two is wasted work on every event: a note,
+/// not a problem.
 fn check_double_install(r: &mut Report) {
     let hooked = |host: &str| -> Vec<Scope> {
         r.hosts
@@ -225,33 +225,42 @@ fn check_double_install(r: &mut Report) {
             .map(|i| i.scope)
             .collect()
     };
-    let cursor = hooked("cursor");
-    if hooked("claude-code").is_empty() || cursor.is_empty() {
-        r.ok(
-            "cursor_runs_claude_hooks",
-            "Cursor and Claude Code are not both hooked",
+    let mut found = Vec::new();
+    for host in install::HOSTS {
+        let Some(Ok(spec)) = install::spec::get(host) else {
+            continue;
+        };
+        let Some(also) = &spec.install.also_runs else {
+            continue;
+        };
+        let scopes = hooked(host);
+        if scopes.is_empty() || hooked(&also.hooks_of).is_empty() {
+            continue;
+        }
+        let uninstall: Vec<String> = scopes
+            .iter()
+            .map(|s| match s {
+                Scope::User => format!("`aletheia uninstall {host}`"),
+                Scope::Project => format!("`aletheia uninstall {host} --project`"),
+            })
+            .collect();
+        let fix = format!("{} or {}", uninstall.join(" and "), also.turn_off);
+        let detail = format!(
+            "{} also runs {}'s hooks, so it sends each event twice (stored once): turn off one, with {fix}",
+            spec.name,
+            install::display_name(&also.hooks_of),
         );
-        return;
+        found.push((detail, fix));
     }
-    let uninstall: Vec<&str> = cursor
-        .iter()
-        .map(|s| match s {
-            Scope::User => "`aletheia uninstall cursor`",
-            Scope::Project => "`aletheia uninstall cursor --project`",
-        })
-        .collect();
-    let fix = format!(
-        "{} or turn off third-party hooks in Cursor's settings (Settings → Agents → Third-Party Imports)",
-        uninstall.join(" and ")
-    );
-    r.warn(
-        "cursor_runs_claude_hooks",
-        format!(
-            "Cursor also runs Claude Code's hooks, so it sends each event twice (stored once): turn off one, with {} or by turning off third-party hooks in Cursor's settings (Settings → Agents → Third-Party Imports)",
-            uninstall.join(" and ")
-        ),
-        Some(fix),
-    );
+    if found.is_empty() {
+        r.ok(
+            "host_runs_another_hosts_hooks",
+            "no host runs the hooks of another host that is hooked too",
+        );
+    }
+    for (detail, fix) in found {
+        r.warn("host_runs_another_hosts_hooks", detail, Some(fix));
+    }
 }
 
 /// Whether `program` is a file this user may execute; a bare name is looked up in PATH.

@@ -16,8 +16,11 @@
 //!   ties (date order ties by id), the same limits, the same idempotence (a memory with the
 //!   same content hash is stored once; a rule or fact already known is reported as known; a
 //!   job finishes only while its lease is the caller's, and writes nothing otherwise).
-//! - Writes that take [`Redacted`] values, and no way to write
-//!   anything else: redaction happens before the contract, never inside an engine.
+//! - Writes that take [`Redacted`] values for every text a person, a model or a provider wrote:
+//!   redaction happens before the contract, never inside an engine. The plain `&str` arguments
+//!   left are names, not free text: the coding tool of an event or list (the front ends take
+//!   it from the adapter or redact the client's own name) and the provider of a usage record
+//!   (from the user's own configuration).
 //! - A job's result, written through [`JobWrites`], in one transaction that commits whole or
 //!   not at all.
 //! - Errors as [`StoreError`]: the engine's own error boxed as the source of
@@ -57,7 +60,7 @@ mod tests;
 
 use super::compression::{Comparable, Source, Summary};
 use super::facts::{Accepted, FactOutcome, NewFact, Rejected};
-use super::jobs::{Job, JobCounts, JobRow, Retry};
+use super::jobs::{Failure, Job, JobCounts, JobRow, Retry};
 use super::rules::NewRule;
 use super::search::{
     CandidateReader, Candidates, DateOrder, FileMatch, Filter, TermSample, TextQuery,
@@ -199,7 +202,7 @@ contract! {
         ) -> Result<Vec<Memory>, StoreError>;
         /// Whether any memory is stored.
         fn has_memories(&self) -> Result<bool, StoreError>;
-        /// Whether `project` has any memory.
+        /// Whether `project` has any memory that is not dismissed.
         fn project_has_memories(&self, project: &str) -> Result<bool, StoreError>;
         /// Rows in the index (the N of BM25's document frequency).
         fn indexed_rows(&self) -> Result<u64, StoreError>;
@@ -328,7 +331,7 @@ contract! {
         fn fail_job(
             &mut self,
             job: &Job,
-            error: &str,
+            error: &Redacted<Failure>,
             now: i64,
             retry_at: i64,
             max_attempts: i64,
@@ -413,17 +416,37 @@ contract! {
 }
 
 /// What a finished job writes, inside the transaction [`Jobs::finish_job`] holds. Like every
-/// write, each takes redacted values: a summary that skipped redaction does not compile.
+/// write, each takes redacted values: a summary that went through redaction is written,
 ///
-/// ```compile_fail
-/// use aletheia::store::{JobWrites, Jobs, OpenOptions, Store};
+/// ```
+/// use aletheia::redact::{Redacted, Redactor};
+/// use aletheia::store::{JobWrites, Jobs, OpenOptions, Store, compression::Summary};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let mut store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)?;
 /// store.queue_project_job("shop", 0)?;
 /// let job = store.claim_job("w", 0, 1000, 5)?.unwrap();
+/// let summary = Summary { title: "t".into(), text: "ghp_unredacted".into() };
+/// let summary = Redacted::new(summary, &Redactor::builtin());
 /// Jobs::finish_job(&mut store, &job, 1, &mut |w: &mut dyn JobWrites| {
-///     w.replace_summary(1, "ghp_unredacted", 1)?;
+///     w.replace_summary(1, &summary, 1)?;
+///     Ok("{}".into())
+/// })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// and one that skipped it does not compile (mismatched types):
+///
+/// ```compile_fail,E0308
+/// use aletheia::store::{JobWrites, Jobs, OpenOptions, Store, compression::Summary};
+///
+/// let dir = tempfile::tempdir()?;
+/// let mut store = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)?;
+/// store.queue_project_job("shop", 0)?;
+/// let job = store.claim_job("w", 0, 1000, 5)?.unwrap();
+/// let summary = Summary { title: "t".into(), text: "ghp_unredacted".into() };
+/// Jobs::finish_job(&mut store, &job, 1, &mut |w: &mut dyn JobWrites| {
+///     w.replace_summary(1, &summary, 1)?;
 ///     Ok("{}".into())
 /// })?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
