@@ -296,7 +296,7 @@ impl Operation for FactHistory {
             as_of: When::resolve(self.as_of.as_ref(), "as_of", &ctx.clock, Bound::Start)?,
             include_superseded: self.include_superseded,
         };
-        let facts = facts::history(ctx.store, &q)?;
+        let facts = ctx.store.fact_history(&q)?;
         Ok(FactHistoryOutput {
             subject: q.subject,
             facts,

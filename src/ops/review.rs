@@ -6,7 +6,7 @@
 //! unknown to it as a fact that waits in no review.
 
 use super::{Access, Context, OpError, Operation};
-use crate::recall::facts::{self, Review};
+use crate::recall::facts::Review;
 use crate::redact::Redacted;
 use crate::store::facts::{Accepted, Rejected};
 use crate::store::state::{AuditEntry, ItemType};
@@ -32,7 +32,7 @@ impl Operation for ReviewList {
         let project = ctx
             .caller
             .project_filter(self.project.as_deref(), ctx.redactor)?;
-        Ok(facts::open_reviews(ctx.store, project.as_deref())?)
+        Ok(ctx.store.open_fact_reviews(project.as_deref())?)
     }
 }
 

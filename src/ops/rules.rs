@@ -8,7 +8,7 @@
 use super::policy::{self, NAME_MAX_CHARS, RULE_MAX_CHARS};
 use super::{Access, Caller, Context, OpError, Operation};
 use crate::install::{self, Setting, rules_sync};
-use crate::recall::rules::{self as recall_rules, Rule};
+use crate::recall::rules::Rule;
 use crate::redact::Redacted;
 use crate::store::rules::NewRule;
 use crate::store::state::ItemType;
@@ -78,7 +78,7 @@ impl Operation for ListRules {
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Vec<Rule>, OpError> {
         let project = ctx.caller.project_filter(None, ctx.redactor)?;
-        Ok(recall_rules::enabled(ctx.store, project.as_deref())?)
+        Ok(ctx.store.enabled_rules(project.as_deref())?)
     }
 }
 
@@ -300,7 +300,9 @@ impl Operation for SyncRules {
             }
             None => rules_sync::connected(&place, &root),
         };
-        let rules: Vec<String> = recall_rules::enabled(ctx.store, Some(&project))?
+        let rules: Vec<String> = ctx
+            .store
+            .enabled_rules(Some(&project))?
             .iter()
             .map(Rule::context_line)
             .collect();

@@ -181,7 +181,7 @@ pub fn build(
             .collect(),
     });
 
-    let rules = super::rules::enabled(store, Some(project))?;
+    let rules = store.enabled_rules(Some(project))?;
     sections.push(Section {
         title: "## Rules".into(),
         lines: rules

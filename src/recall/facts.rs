@@ -1,6 +1,6 @@
-//! Facts as recall sees them: a fact's line in a block or a list, and the questions recall
-//! asks about facts (a search's matches, one subject's history, the pairs that wait for the
-//! user's review), answered by the store.
+//! Facts as recall sees them: a fact's line in a block or a list. The questions recall asks
+//! about facts (a search's matches, one subject's history, the pairs that wait for the user's
+//! review) are the store's to answer; this module's tests pin those answers.
 //!
 //! Facts come from compressing finished sessions; a newer fact with the same subject and
 //! predicate closes the older one (`valid_to`, and `superseded_at` for when the store learned
@@ -9,7 +9,6 @@
 
 pub use crate::model::{Fact, Review};
 pub use crate::store::fact_queries::HistoryQuery;
-use crate::store::{Storage, StoreError};
 
 impl Fact {
     /// `subject predicate object (confidence 0.80, since 2026-10-29)`, dates in the clock's
@@ -35,27 +34,6 @@ impl Fact {
     }
 }
 
-/// Current facts whose subject or object contains one of `terms`, best first.
-pub fn matching(
-    store: &dyn Storage,
-    terms: &[String],
-    project: Option<&str>,
-    limit: usize,
-) -> Result<Vec<Fact>, StoreError> {
-    store.facts_mentioning(terms, project, limit)
-}
-
-/// How the facts about one subject changed: current facts only by default, every version with
-/// `include_superseded`, or those valid at `as_of`. Oldest first.
-pub fn history(store: &dyn Storage, q: &HistoryQuery) -> Result<Vec<Fact>, StoreError> {
-    store.fact_history(q)
-}
-
-/// The open reviews, in `project` or every project, oldest first.
-pub fn open_reviews(store: &dyn Storage, project: Option<&str>) -> Result<Vec<Review>, StoreError> {
-    store.open_fact_reviews(project)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,16 +55,13 @@ mod tests {
             )
             .unwrap();
         let q = |include_superseded, as_of, project: Option<&str>| {
-            history(
-                &s,
-                &HistoryQuery {
-                    subject: "Cache".into(),
-                    project: project.map(Into::into),
-                    predicate: None,
-                    as_of,
-                    include_superseded,
-                },
-            )
+            s.fact_history(&HistoryQuery {
+                subject: "Cache".into(),
+                project: project.map(Into::into),
+                predicate: None,
+                as_of,
+                include_superseded,
+            })
             .unwrap()
             .iter()
             .map(|f| f.id)
@@ -127,7 +102,7 @@ mod tests {
         put("billing", "5 s", 1500);
         put("billing", "10 s", 2000);
         put("shop", "60 s", 3000);
-        let reviews = open_reviews(&s, None).unwrap();
+        let reviews = s.open_fact_reviews(None).unwrap();
         let seen: Vec<(i64, &str, Vec<&str>)> = reviews
             .iter()
             .map(|r| {
@@ -145,7 +120,7 @@ mod tests {
                 (3000, "shop", vec!["30 s", "60 s"]),
             ]
         );
-        let shop = open_reviews(&s, Some("shop")).unwrap();
+        let shop = s.open_fact_reviews(Some("shop")).unwrap();
         assert_eq!(shop.len(), 1);
         assert_eq!(shop[0].facts[0].recorded_at, 1000);
         assert_eq!(shop[0].facts[0].confidence, 0.7);

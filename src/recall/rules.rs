@@ -1,8 +1,7 @@
-//! Standing rules as recall sees them: the line each gets in a block, its scope in brackets, and
-//! the enabled ones that apply to a project.
+//! Standing rules as recall sees them: the line each gets in a block and its scope in brackets
+//! (the store answers which are enabled for a project).
 
 pub use crate::model::Rule;
-use crate::store::{Storage, StoreError};
 
 impl Rule {
     /// The block's line: `When you are about to commit: Run the tests before you commit`.
@@ -22,10 +21,4 @@ impl Rule {
             tier => format!("[{tier}: {}]", self.scope_name),
         }
     }
-}
-
-/// Enabled rules, oldest first. With a project: those for everywhere, for that project, and for
-/// situations (which apply wherever the situation arises).
-pub fn enabled(store: &dyn Storage, project: Option<&str>) -> Result<Vec<Rule>, StoreError> {
-    store.enabled_rules(project)
 }

@@ -213,7 +213,7 @@ pub fn search(store: &dyn Storage, q: &SearchQuery) -> Result<SearchResult, Stor
     hits.truncate(limit);
     let facts = match (&q.query, &q.file, q.offset) {
         (Some(text), None, 0) if !q.raw => {
-            super::facts::matching(store, &query_terms(text), q.project.as_deref(), 5)?
+            store.facts_mentioning(&query_terms(text), q.project.as_deref(), 5)?
         }
         _ => vec![],
     };

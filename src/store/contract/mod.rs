@@ -77,7 +77,9 @@ use std::collections::HashSet;
 
 /// Declares each part of the contract and implements it for the SQLite [`Store`] by calling
 /// the inherent method of the same name, so the contract and the engine cannot drift apart
-/// without a compile error, and each signature is written once. Tests also get an engine that
+/// without a compile error, and each signature is written once. (Were an inherent method
+/// renamed, `Store::name` would resolve to the trait's own method and call itself: the impls
+/// deny `unconditional_recursion`, which makes that a compile error too.) Tests also get an engine that
 /// is not the hook's store (`tests::Elsewhere`, SQLite underneath), to show that the layers
 /// above run on any engine.
 macro_rules! contract {
@@ -89,8 +91,10 @@ macro_rules! contract {
         )*
     };
     (@sqlite $part:ident [$($done:tt)*] [$($elsewhere:tt)*]) => {
+        #[deny(unconditional_recursion)]
         impl $part for Store { $($done)* }
         #[cfg(test)]
+        #[deny(unconditional_recursion)]
         impl $part for tests::Elsewhere { $($elsewhere)* }
     };
     (@sqlite $part:ident [$($done:tt)*] [$($elsewhere:tt)*]
