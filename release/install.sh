@@ -122,6 +122,7 @@ dir="$work/${archive%.tar.xz}"
 # Run it before it replaces anything: a binary this machine cannot run installs nothing.
 version="$("$dir/aletheia" --version 2>&1)" \
   || die "the binary in $archive does not run here ($version): nothing was installed; pick another with --target"
+[ -x "$dir/aletheia-hook" ] || die "$archive holds no aletheia-hook binary"
 
 # Each file goes in under a temporary name, then is renamed over the old one, so a running
 # hook never sees a half-written binary.
@@ -135,6 +136,7 @@ for f in completions/aletheia.bash completions/_aletheia completions/aletheia.fi
   [ -f "$dir/$f" ] || die "$archive holds no $f: nothing was installed"
 done
 put "$dir/aletheia" "$prefix/bin/aletheia" 755
+put "$dir/aletheia-hook" "$prefix/bin/aletheia-hook" 755
 put "$dir/completions/aletheia.bash" "$prefix/share/bash-completion/completions/aletheia" 644
 put "$dir/completions/_aletheia" "$prefix/share/zsh/site-functions/_aletheia" 644
 put "$dir/completions/aletheia.fish" "$prefix/share/fish/vendor_completions.d/aletheia.fish" 644

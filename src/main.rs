@@ -121,21 +121,17 @@ fn command() -> clap::Command {
 }
 
 fn main() -> ExitCode {
+    aletheia::store::configure_process();
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("hook") {
-        aletheia::stall::at("main");
-        return match (args.get(2), args.get(3)) {
-            (Some(tool), Some(event)) => ExitCode::from(run_hook(tool, event)),
-            _ => {
-                aletheia::capture::hook::say("aletheia: usage: aletheia hook <tool> <event>");
-                ExitCode::SUCCESS
-            }
-        };
+    if let Some(code) = aletheia::capture::hook::entry(&args) {
+        return ExitCode::from(code);
     }
     let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     let json = cli.json;
     let result = match cli.command {
-        Command::Hook { tool, event } => return ExitCode::from(run_hook(&tool, &event)),
+        Command::Hook { tool, event } => {
+            return ExitCode::from(aletheia::capture::hook::run_caught(&tool, &event));
+        }
         Command::Mcp => aletheia::mcp::stdio::serve().map_err(Into::into),
         Command::Server(a) => cli::server::run(a),
         Command::Connect(a) => cli::connect::run(a, json),
@@ -230,14 +226,6 @@ fn pipe_closed(io: &std::io::Error) -> bool {
             .get_ref()
             .and_then(|inner| inner.downcast_ref::<std::io::Error>())
             .is_some_and(pipe_closed)
-}
-
-/// The hook never fails the host: a panic is caught and still exits 0.
-fn run_hook(tool: &str, event: &str) -> u8 {
-    let _ = std::panic::catch_unwind(|| aletheia::capture::hook::run(tool, event));
-    aletheia::stall::at("end");
-    aletheia::stall::report();
-    0
 }
 
 #[cfg(test)]

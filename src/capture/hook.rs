@@ -37,6 +37,31 @@ const SPOOLING: u8 = 3;
 /// The run has spooled (or was refused) and is reading the session-start notice.
 const SPOOLED: u8 = 4;
 
+/// The front door of both binaries (`aletheia` and `aletheia-hook`) for `hook <tool> <event>`,
+/// looked at before anything else is built: `None` when `args` (the process's, program first)
+/// are not a hook run. A hook run always exits 0: a malformed command gets a usage line.
+pub fn entry(args: &[String]) -> Option<u8> {
+    if args.get(1).map(String::as_str) != Some("hook") {
+        return None;
+    }
+    crate::stall::at("main");
+    match (args.get(2), args.get(3)) {
+        (Some(tool), Some(event)) => Some(run_caught(tool, event)),
+        _ => {
+            say("aletheia: usage: aletheia hook <tool> <event>");
+            Some(0)
+        }
+    }
+}
+
+/// [`run`], with a panic caught: the hook never fails the host, so it still exits 0.
+pub fn run_caught(host: &str, event: &str) -> u8 {
+    let _ = std::panic::catch_unwind(|| run(host, event));
+    crate::stall::at("end");
+    crate::stall::report();
+    0
+}
+
 /// Run the hook. Always returns exit code 0: the host must never see us fail.
 pub fn run(host: &str, event: &str) -> i32 {
     let started = Instant::now();

@@ -3,8 +3,9 @@
 //! A registered command names the host explicitly (`/abs/aletheia hook codex SessionStart`):
 //! the SessionStart payloads of Claude Code, Codex and Command Code look almost the same, so
 //! the payload alone cannot tell them apart. Uninstall and reinstall find our entries by that
-//! command, whatever path to an `aletheia` binary it starts with (the binary may have moved,
-//! or been written bare as `aletheia` by hand), and only for the host being changed.
+//! command, whatever path to an `aletheia` or `aletheia-hook` binary it starts with (the binary
+//! may have moved, or been written bare as `aletheia` by hand), and only for the host being
+//! changed.
 
 use std::path::Path;
 
@@ -57,12 +58,13 @@ pub fn is_hook_command(command: &str, host: &str) -> bool {
     }
 }
 
-/// Whether `program` (one word, already unquoted) names an `aletheia` binary: bare, or by any
-/// path, with or without `.exe`.
+/// Whether `program` (one word, already unquoted) names an `aletheia` or `aletheia-hook`
+/// binary: bare, or by any path, with or without `.exe`.
 pub fn names_binary(program: &str) -> bool {
     let name = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    let name = name.strip_suffix(".exe").unwrap_or(name);
     let safe = !program.contains(['$', '`', '\n']);
-    safe && (name == "aletheia" || name == "aletheia.exe")
+    safe && (name == "aletheia" || name == "aletheia-hook")
 }
 
 /// Split a command line the way a POSIX shell splits words: whitespace separates, single
@@ -117,6 +119,9 @@ mod tests {
     #[case("aletheia hook codex Stop", "codex", true)]
     #[case("'/home/a b/bin/aletheia' hook codex Stop", "codex", true)]
     #[case("\"C:\\tools\\aletheia.exe\" hook codex Stop", "codex", true)]
+    #[case("/usr/local/bin/aletheia-hook hook codex Stop", "codex", true)]
+    #[case("\"C:\\tools\\aletheia-hook.exe\" hook codex Stop", "codex", true)]
+    #[case("/opt/aletheia-hooks hook codex Stop", "codex", false)]
     #[case("/opt/aletheia hook claude-code Stop", "codex", false)]
     #[case("/opt/aletheia hook codex-beta Stop", "codex", false)]
     #[case("/opt/not-aletheia hook codex Stop", "codex", false)]

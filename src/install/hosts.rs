@@ -120,7 +120,7 @@ fn edits(file: &'static ConfigFile, host: &str, events: &[String], s: &Setting) 
                 .collect();
             if let Some(hooks) = &file.hooks {
                 let handler = |e: &str| {
-                    let command = hook_command(&s.exe, host, e);
+                    let command = hook_command(&s.hook_exe, host, e);
                     hooks
                         .style
                         .entry(fill(&hooks.handler, &exe, Some(&command)))
@@ -144,7 +144,8 @@ fn edits(file: &'static ConfigFile, host: &str, events: &[String], s: &Setting) 
                 .plugin
                 .as_ref()
                 .expect("Spec::check: a file has a plugin");
-            let exe = Value::String(exe.clone()).to_string();
+            // The plugin runs only hooks.
+            let exe = Value::String(s.hook_exe.display().to_string()).to_string();
             Edits::File(plugin.contents.replace(&plugin.exe_literal, &exe))
         }
     }

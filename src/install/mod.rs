@@ -50,6 +50,8 @@ pub struct Setting {
     pub project: PathBuf,
     /// The absolute path of the installed binary.
     pub exe: PathBuf,
+    /// The program hook commands and plugins run: `aletheia-hook` beside `exe`, else `exe`.
+    pub hook_exe: PathBuf,
 }
 
 impl Setting {
@@ -78,8 +80,26 @@ impl Setting {
                 &std::path::absolute(crate::config::working_dir())
                     .unwrap_or_else(|_| crate::config::working_dir()),
             ),
+            hook_exe: hook_exe_beside(&exe),
             exe,
         })
+    }
+}
+
+/// The program hook commands run: the lean `aletheia-hook` beside `exe` when it is there (the
+/// release archives and `cargo install` put it there; a hook run starts faster from it), else
+/// `exe` itself, whose `hook` command does the same.
+pub fn hook_exe_beside(exe: &Path) -> PathBuf {
+    let name = if cfg!(windows) {
+        "aletheia-hook.exe"
+    } else {
+        "aletheia-hook"
+    };
+    let beside = exe.with_file_name(name);
+    if beside.is_file() {
+        beside
+    } else {
+        exe.to_owned()
     }
 }
 

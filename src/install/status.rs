@@ -34,8 +34,8 @@ pub struct HookFile {
     /// The events hooked; empty for the plugin, whose events are its own calls.
     pub events: Vec<String>,
     pub plugin: bool,
-    /// The distinct programs the entries run (normally one: the installed binary). Empty when
-    /// a command could not be split into words.
+    /// The distinct programs the entries run (normally one: the installed `aletheia-hook`).
+    /// Empty when a command could not be split into words.
     pub programs: Vec<String>,
 }
 

@@ -244,6 +244,18 @@ struct Memo {
     values: std::collections::HashMap<String, [u64; 2]>,
 }
 
+/// Set SQLite up for this process, before anything opens a store: no memory statistics. With
+/// them, every allocation and free SQLite makes takes a process-wide mutex and updates counters
+/// that nothing here reads (`sqlite3_memory_used`, a soft heap limit); opening a store parses
+/// its schema in thousands of allocations, and in a hook run they were 11% of its instructions
+/// (callgrind, `scripts/bench --hook-breakdown`).
+pub fn configure_process() {
+    // SAFETY: sqlite3_config with SQLITE_CONFIG_MEMSTATUS takes one int and changes only a
+    // process-wide setting. Called after SQLite has initialised (a library caller that opened
+    // a connection first), it answers SQLITE_MISUSE and changes nothing: the default stays.
+    let _ = unsafe { rusqlite::ffi::sqlite3_config(rusqlite::ffi::SQLITE_CONFIG_MEMSTATUS, 0_i32) };
+}
+
 /// Keys a memo keeps before it starts afresh: a long-running server sees endless queries.
 const MEMO_KEYS: usize = 4096;
 

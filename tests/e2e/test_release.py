@@ -77,6 +77,14 @@ def test_the_release_installs_and_runs(release, tmp_path):
     assert found.returncode == 0, found.stderr
     hits = [json.loads(line) for line in found.stdout.splitlines()]
     assert [h["title"] for h in hits] == ["the invoice worker retries with exponential backoff"], found.stdout
+    # The hook binary the hosts' commands run sits beside it, and stores into the same place.
+    payload = json.dumps({"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
+                          "prompt": "the ledger export runs nightly at two"})
+    hook = subprocess.run([str(prefix / "bin" / "aletheia-hook"), "hook", "claude-code", "UserPromptSubmit"],
+                          input=payload, env=env, capture_output=True, text=True, timeout=60)
+    assert hook.returncode == 0 and hook.stderr == "", hook.stderr
+    found = run([str(bin_), "search", "ledger nightly", "--json"], env)
+    assert [json.loads(line)["title"] for line in found.stdout.splitlines()] == ["the ledger export runs nightly at two"], found.stdout
 
     share = prefix / "share"
     page = run(["man", "-l", str(share / "man" / "man1" / "aletheia-search.1")],

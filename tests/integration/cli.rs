@@ -703,3 +703,79 @@ fn a_build_without_the_model_says_how_to_get_one_and_searches_by_words() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("Use pnpm, not npm"));
 }
+
+/// `aletheia-hook`, the binary the hosts' hook commands run, stores an event as `aletheia hook`
+/// does and answers a session start with the same block; anything but a hook run is refused in
+/// one line that points at `aletheia`.
+#[test]
+fn the_hook_binary_runs_the_same_hook_and_nothing_else() {
+    let env = Env::new();
+    let hook_bin = assert_cmd::cargo::cargo_bin("aletheia-hook");
+    let run = |bin: &std::path::Path, event: &str, payload: &str| {
+        let mut c = std::process::Command::new(bin);
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", env.dir.path())
+            .env("TMPDIR", env.tmp())
+            .env("ALETHEIA_DATA_DIR", env.data())
+            .args(["hook", "claude-code", event])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    run(
+        &hook_bin,
+        "UserPromptSubmit",
+        &support::prompt_payload("the ledger export runs nightly at two"),
+    );
+    let titles: Vec<String> = env
+        .memories()
+        .into_iter()
+        .map(|(_, title, _)| title)
+        .collect();
+    assert_eq!(titles, ["the ledger export runs nightly at two"]);
+    let start = r#"{"session_id":"s2","cwd":"/home/dev/shop","hook_event_name":"SessionStart","source":"startup"}"#;
+    let lean = run(&hook_bin, "SessionStart", start);
+    let full = run(
+        &assert_cmd::cargo::cargo_bin("aletheia"),
+        "SessionStart",
+        start,
+    );
+    assert!(lean.contains("ledger export"), "{lean}");
+    assert_eq!(lean, full);
+
+    let out = std::process::Command::new(&hook_bin)
+        .arg("search")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("everything else is `aletheia`"), "{err}");
+    let out = std::process::Command::new(&hook_bin)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .starts_with("aletheia-hook ")
+    );
+}

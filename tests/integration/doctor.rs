@@ -139,7 +139,7 @@ fn doctor_reports_each_host_installed_with_its_files_and_its_last_event() {
     let h = Hosts::new();
     h.install(&["claude-code", "--write"]);
     h.install(&["cursor", "--project", "--write"]);
-    let exe = std::fs::canonicalize(assert_cmd::cargo::cargo_bin("aletheia")).unwrap();
+    let hook_exe = std::fs::canonicalize(assert_cmd::cargo::cargo_bin("aletheia-hook")).unwrap();
 
     let (text, code) = h.doctor();
     // Both installed is worth a note, not a failure: each event is stored once.
@@ -177,7 +177,7 @@ fn doctor_reports_each_host_installed_with_its_files_and_its_last_event() {
     );
     assert_eq!(
         user["hooks"][0]["programs"][0],
-        serde_json::json!({ "path": exe.display().to_string(), "runnable": true })
+        serde_json::json!({ "path": hook_exe.display().to_string(), "runnable": true })
     );
     assert_eq!(
         user["mcp"][0]["path"],
@@ -243,12 +243,12 @@ fn doctor_reports_each_host_installed_with_its_files_and_its_last_event() {
 fn doctor_names_a_hook_binary_that_moved_and_how_to_reinstall() {
     let h = Hosts::new();
     h.install(&["claude-code", "--write"]);
-    let exe = std::fs::canonicalize(assert_cmd::cargo::cargo_bin("aletheia")).unwrap();
+    let exe = std::fs::canonicalize(assert_cmd::cargo::cargo_bin("aletheia-hook")).unwrap();
     let settings = h.home().join(".claude/settings.json");
     let text = std::fs::read_to_string(&settings).unwrap();
     std::fs::write(
         &settings,
-        text.replace(&exe.display().to_string(), "/moved/away/aletheia"),
+        text.replace(&exe.display().to_string(), "/moved/away/aletheia-hook"),
     )
     .unwrap();
 
@@ -256,14 +256,15 @@ fn doctor_names_a_hook_binary_that_moved_and_how_to_reinstall() {
     assert_eq!(code, Some(2), "{text}");
     assert!(
         text.contains(
-            "user: hooks (5 events) in ~/.claude/settings.json (runs /moved/away/aletheia: MISSING), MCP in ~/.claude.json\n"
+            "user: hooks (5 events) in ~/.claude/settings.json (runs /moved/away/aletheia-hook: MISSING), MCP in ~/.claude.json\n"
         ),
         "{text}"
     );
     assert!(
         text.contains("problem:  claude-code hooks in ")
-            && text
-                .contains("run /moved/away/aletheia, which does not exist or cannot be executed")
+            && text.contains(
+                "run /moved/away/aletheia-hook, which does not exist or cannot be executed"
+            )
             && text.contains("fix:    run `aletheia install claude-code --write` again"),
         "{text}"
     );
@@ -274,7 +275,7 @@ fn doctor_names_a_hook_binary_that_moved_and_how_to_reinstall() {
     let hooks = &host(&report, "claude-code")["installs"][0]["hooks"][0];
     assert_eq!(
         hooks["programs"],
-        serde_json::json!([{ "path": "/moved/away/aletheia", "runnable": false }])
+        serde_json::json!([{ "path": "/moved/away/aletheia-hook", "runnable": false }])
     );
 
     // Installing again points the hooks at the binary, and doctor is content.

@@ -139,6 +139,14 @@ fn exe() -> String {
         .to_string()
 }
 
+/// The hook binary as the installed hook commands name it.
+fn hook_exe() -> String {
+    std::fs::canonicalize(env!("CARGO_BIN_EXE_aletheia-hook"))
+        .unwrap()
+        .display()
+        .to_string()
+}
+
 /// Start `cmd` in its own process group, so that whatever it starts (MCP servers, hooks) can be
 /// killed with it.
 fn spawn(mut cmd: Command) -> Child {
@@ -416,7 +424,7 @@ fn codex_app_server_lists_the_installed_hooks_and_connects_to_the_server() {
             .unwrap_or_else(|| panic!("no {camel} hook in {listed}"));
         assert_eq!(
             hook["command"],
-            format!("{} hook codex {event}", exe()),
+            format!("{} hook codex {event}", hook_exe()),
             "{hook}"
         );
         assert_eq!(hook["sourcePath"], hooks_file.as_str(), "{hook}");

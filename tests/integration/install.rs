@@ -57,9 +57,16 @@ impl Setup {
     }
 }
 
-/// The binary as the hook commands must name it: absolute, links resolved.
+/// The binary as the MCP entries must name it: absolute, links resolved.
 fn exe() -> String {
     let path = assert_cmd::cargo::cargo_bin("aletheia");
+    std::fs::canonicalize(path).unwrap().display().to_string()
+}
+
+/// The binary as the hook commands and plugins must name it: the lean hook binary the build
+/// puts beside `aletheia`.
+fn hook_exe() -> String {
+    let path = assert_cmd::cargo::cargo_bin("aletheia-hook");
     std::fs::canonicalize(path).unwrap().display().to_string()
 }
 
@@ -391,7 +398,7 @@ fn install_twice_then_uninstall_gives_back_the_users_files(
         for event in adapter.events.keys() {
             let mut commands = Vec::new();
             strings(&v["hooks"][event], &mut commands);
-            let want = format!("{} hook {host} {event}", exe());
+            let want = format!("{} hook {host} {event}", hook_exe());
             assert_eq!(
                 commands.iter().filter(|c| **c == want).count(),
                 1,
@@ -429,7 +436,10 @@ fn install_twice_then_uninstall_gives_back_the_users_files(
     }
     if let Some(plugin) = l.plugin {
         let js = std::fs::read_to_string(root.join(plugin)).unwrap();
-        assert!(js.contains(&format!("const BIN = {:?}", exe())), "{js}");
+        assert!(
+            js.contains(&format!("const BIN = {:?}", hook_exe())),
+            "{js}"
+        );
         assert!(!js.contains("\"__ALETHEIA_BIN__\""));
     }
     for (path, text) in &originals {
@@ -511,7 +521,7 @@ fn a_moved_binary_is_updated_in_place_and_never_doubled() {
     assert_eq!(stop.len(), 2, "{v}");
     assert_eq!(
         stop[0]["hooks"][0]["command"],
-        format!("{} hook claude-code Stop", exe()),
+        format!("{} hook claude-code Stop", hook_exe()),
         "replaced where it was"
     );
     assert_eq!(stop[1]["hooks"][0]["command"], "./mine.sh");
@@ -521,7 +531,7 @@ fn a_moved_binary_is_updated_in_place_and_never_doubled() {
     assert_eq!(end[0]["hooks"][0]["command"], "./cleanup.sh");
     assert_eq!(
         end[1]["hooks"][0]["command"],
-        format!("{} hook claude-code SessionEnd", exe())
+        format!("{} hook claude-code SessionEnd", hook_exe())
     );
     // An event the adapter no longer handles loses our entry.
     assert!(v["hooks"].get("PreCompact").is_none(), "{v}");
@@ -697,7 +707,7 @@ fn a_users_hook_that_only_mentions_aletheia_is_left_alone() {
     assert_eq!(stop[0]["hooks"][0]["command"], team);
     assert_eq!(
         stop[1]["hooks"][0]["command"],
-        format!("{} hook claude-code Stop", exe())
+        format!("{} hook claude-code Stop", hook_exe())
     );
     s.ok(&["uninstall", "claude-code"]);
     let back = std::fs::read_to_string(s.home().join(".claude/settings.json")).unwrap();
@@ -747,7 +757,7 @@ fn a_matcher_added_to_our_group_stays_on_reinstall() {
     assert_eq!(post[0]["matcher"], "Edit|Write", "{v}");
     assert_eq!(
         post[0]["hooks"][0]["command"],
-        format!("{} hook claude-code PostToolUse", exe())
+        format!("{} hook claude-code PostToolUse", hook_exe())
     );
 }
 
@@ -1012,6 +1022,7 @@ fn every_host_spec_loads_names_its_fixtures_round_trips_and_runs_its_hooks() {
                 config_home: s.home().join(".config"),
                 project: s.project.clone(),
                 exe: PathBuf::from(exe()),
+                hook_exe: PathBuf::from(hook_exe()),
             };
             let scope = if project { Scope::Project } else { Scope::User };
             let placed: Vec<(&spec::ConfigFile, PathBuf)> = spec
@@ -1054,9 +1065,10 @@ fn every_host_spec_loads_names_its_fixtures_round_trips_and_runs_its_hooks() {
             let mut commands = Vec::new();
             for h in &mine.hooks {
                 if h.plugin {
-                    assert_eq!(h.programs, [exe()], "{what}");
+                    assert_eq!(h.programs, [hook_exe()], "{what}");
                     for event in adapter.events.keys() {
-                        commands.push((event.clone(), format!("{} hook {host} {event}", exe())));
+                        commands
+                            .push((event.clone(), format!("{} hook {host} {event}", hook_exe())));
                     }
                     continue;
                 }
@@ -1108,4 +1120,55 @@ fn every_host_spec_loads_names_its_fixtures_round_trips_and_runs_its_hooks() {
             assert_eq!(without_backups(s.home()), before, "{what}");
         }
     }
+}
+
+/// Hook commands name `aletheia-hook` when it sits beside the binary (above); an `aletheia`
+/// copied somewhere on its own writes commands that name itself, whose `hook` does the same.
+#[test]
+fn without_the_hook_binary_beside_it_install_names_aletheia_itself() {
+    let s = Setup::new();
+    let alone = s.env.tmp().join("alone/aletheia");
+    std::fs::create_dir_all(alone.parent().unwrap()).unwrap();
+    support::copy_executable(&assert_cmd::cargo::cargo_bin("aletheia"), &alone);
+    let out = std::process::Command::new(&alone)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", s.home())
+        .env("ALETHEIA_DATA_DIR", s.env.data())
+        .env("ALETHEIA_CWD", &s.project)
+        .args(["install", "claude-code", "--write"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(s.home().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let alone = std::fs::canonicalize(&alone).unwrap().display().to_string();
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["command"],
+        format!("{alone} hook claude-code Stop"),
+        "{v}"
+    );
+    // And uninstall still finds it (and would find the other form).
+    let out = std::process::Command::new(&alone)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", s.home())
+        .env("ALETHEIA_DATA_DIR", s.env.data())
+        .env("ALETHEIA_CWD", &s.project)
+        .args(["uninstall", "claude-code"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let back = std::fs::read_to_string(s.home().join(".claude/settings.json")).unwrap_or_default();
+    assert!(!back.contains("hook claude-code"), "{back}");
 }
