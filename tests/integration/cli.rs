@@ -712,13 +712,8 @@ fn the_hook_binary_runs_the_same_hook_and_nothing_else() {
     let env = Env::new();
     let hook_bin = assert_cmd::cargo::cargo_bin("aletheia-hook");
     let run = |bin: &std::path::Path, event: &str, payload: &str| {
-        let mut c = std::process::Command::new(bin);
-        c.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", env.dir.path())
-            .env("TMPDIR", env.tmp())
-            .env("ALETHEIA_DATA_DIR", env.data())
-            .args(["hook", "claude-code", event])
+        let mut c = env.std_cmd_of(bin);
+        c.args(["hook", "claude-code", event])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());

@@ -1130,15 +1130,15 @@ fn without_the_hook_binary_beside_it_install_names_aletheia_itself() {
     let alone = s.env.tmp().join("alone/aletheia");
     std::fs::create_dir_all(alone.parent().unwrap()).unwrap();
     support::copy_executable(&assert_cmd::cargo::cargo_bin("aletheia"), &alone);
-    let out = std::process::Command::new(&alone)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", s.home())
-        .env("ALETHEIA_DATA_DIR", s.env.data())
-        .env("ALETHEIA_CWD", &s.project)
-        .args(["install", "claude-code", "--write"])
-        .output()
-        .unwrap();
+    let run_alone = |args: &[&str]| {
+        s.env
+            .std_cmd_of(&alone)
+            .env("ALETHEIA_CWD", &s.project)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run_alone(&["install", "claude-code", "--write"]);
     assert!(
         out.status.success(),
         "{}",
@@ -1155,15 +1155,7 @@ fn without_the_hook_binary_beside_it_install_names_aletheia_itself() {
         "{v}"
     );
     // And uninstall still finds it (and would find the other form).
-    let out = std::process::Command::new(&alone)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", s.home())
-        .env("ALETHEIA_DATA_DIR", s.env.data())
-        .env("ALETHEIA_CWD", &s.project)
-        .args(["uninstall", "claude-code"])
-        .output()
-        .unwrap();
+    let out = run_alone(&["uninstall", "claude-code"]);
     assert!(
         out.status.success(),
         "{}",

@@ -39,7 +39,12 @@ impl Env {
 
     /// [`Env::cmd`] as a plain `std::process::Command`, for a test that runs several at once.
     pub fn std_cmd(&self) -> std::process::Command {
-        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("aletheia"));
+        self.std_cmd_of(&assert_cmd::cargo::cargo_bin("aletheia"))
+    }
+
+    /// [`Env::std_cmd`] running `program` instead (the hook binary, or a copy of aletheia).
+    pub fn std_cmd_of(&self, program: &Path) -> std::process::Command {
+        let mut c = std::process::Command::new(program);
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.dir.path())
