@@ -39,6 +39,11 @@ enum Command {
     Mcp,
     /// Serve the REST API, MCP over HTTP and the dashboard on a loopback port, with the worker.
     Server(cli::server::ServerArgs),
+    /// Serve one store to several machines or a team over HTTP, each request with a token.
+    Hub(cli::hub::HubArgs),
+    /// The hub's tokens: create, list, revoke.
+    #[command(name = "mcp-link", subcommand)]
+    McpLink(cli::hub::LinkCommand),
     /// Show what `install` would write for a host (hooks and MCP entry); writes nothing.
     Connect(cli::connect::ConnectArgs),
     /// Register the hooks and the MCP server with a host (with --write).
@@ -134,6 +139,8 @@ fn main() -> ExitCode {
         }
         Command::Mcp => aletheia::mcp::stdio::serve().map_err(Into::into),
         Command::Server(a) => cli::server::run(a),
+        Command::Hub(a) => cli::hub::hub(a, json),
+        Command::McpLink(c) => cli::hub::link(c, json),
         Command::Connect(a) => cli::connect::run(a, json),
         Command::Install(a) => cli::install::install(a, json),
         Command::Uninstall(a) => cli::install::uninstall(a, json),

@@ -29,6 +29,8 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Run as a host hook: read one JSON payload on stdin (always exits 0)')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the MCP tools over stdio')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Serve the REST API, MCP over HTTP and the dashboard on a loopback port, with the worker')
+            [CompletionResult]::new('hub', 'hub', [CompletionResultType]::ParameterValue, 'Serve one store to several machines or a team over HTTP, each request with a token')
+            [CompletionResult]::new('mcp-link', 'mcp-link', [CompletionResultType]::ParameterValue, 'The hub''s tokens: create, list, revoke')
             [CompletionResult]::new('connect', 'connect', [CompletionResultType]::ParameterValue, 'Show what `install` would write for a host (hooks and MCP entry); writes nothing')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Register the hooks and the MCP server with a host (with --write)')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove what `install` added to a host''s configuration')
@@ -78,6 +80,96 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;hub' {
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s store (made on first use)')
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'The port (default 7750; 0 picks a free one, printed at start)')
+            [CompletionResult]::new('--bind', '--bind', [CompletionResultType]::ParameterName, 'The address to listen on. Anything but loopback needs --tls-cert and --tls-key, or --behind-proxy')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'The certificate chain to serve TLS with (PEM, the leaf first)')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The certificate''s private key (PEM)')
+            [CompletionResult]::new('--behind-proxy', '--behind-proxy', [CompletionResultType]::ParameterName, 'A proxy or tunnel in front terminates TLS (Caddy, nginx, Tailscale, cloudflared): serve plain HTTP to it and take the public name it forwards as Host')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'List the audited tool calls, oldest first')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;hub;audit' {
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s store')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only calls since this time (YYYY-MM-DD, yesterday, 2w, 3 days ago, ...)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Only calls made with this token (its id, from mcp-link list)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many rows')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;hub;help' {
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'List the audited tool calls, oldest first')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;hub;help;audit' {
+            break
+        }
+        'aletheia;hub;help;help' {
+            break
+        }
+        'aletheia;mcp-link' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Make a token; it is printed once, with the entry to paste into each host')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the tokens (never their secrets)')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke a token: every request with it is refused from now on')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;mcp-link;create' {
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s store (made on first use)')
+            [CompletionResult]::new('--projects', '--projects', [CompletionResultType]::ParameterName, 'The projects it may touch, separated by commas; default: every project')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'mcp or read: the read tools; sync: every tool and sync; admin: also tokens and audit')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A name to know it by (a machine, a person)')
+            [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'When it stops working: a count of hours, days or weeks (12h, 30d, 8w); default never')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The hub''s MCP address, for the entries printed (default http://127.0.0.1:7750/mcp)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;mcp-link;list' {
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s store')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;mcp-link;revoke' {
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s store')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;mcp-link;help' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Make a token; it is printed once, with the entry to paste into each host')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the tokens (never their secrets)')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke a token: every request with it is refused from now on')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;mcp-link;help;create' {
+            break
+        }
+        'aletheia;mcp-link;help;list' {
+            break
+        }
+        'aletheia;mcp-link;help;revoke' {
+            break
+        }
+        'aletheia;mcp-link;help;help' {
             break
         }
         'aletheia;connect' {
@@ -451,6 +543,8 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Run as a host hook: read one JSON payload on stdin (always exits 0)')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the MCP tools over stdio')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Serve the REST API, MCP over HTTP and the dashboard on a loopback port, with the worker')
+            [CompletionResult]::new('hub', 'hub', [CompletionResultType]::ParameterValue, 'Serve one store to several machines or a team over HTTP, each request with a token')
+            [CompletionResult]::new('mcp-link', 'mcp-link', [CompletionResultType]::ParameterValue, 'The hub''s tokens: create, list, revoke')
             [CompletionResult]::new('connect', 'connect', [CompletionResultType]::ParameterValue, 'Show what `install` would write for a host (hooks and MCP entry); writes nothing')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Register the hooks and the MCP server with a host (with --write)')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove what `install` added to a host''s configuration')
@@ -488,6 +582,28 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;help;server' {
+            break
+        }
+        'aletheia;help;hub' {
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'List the audited tool calls, oldest first')
+            break
+        }
+        'aletheia;help;hub;audit' {
+            break
+        }
+        'aletheia;help;mcp-link' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Make a token; it is printed once, with the entry to paste into each host')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the tokens (never their secrets)')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke a token: every request with it is refused from now on')
+            break
+        }
+        'aletheia;help;mcp-link;create' {
+            break
+        }
+        'aletheia;help;mcp-link;list' {
+            break
+        }
+        'aletheia;help;mcp-link;revoke' {
             break
         }
         'aletheia;help;connect' {

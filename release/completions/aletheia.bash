@@ -55,6 +55,9 @@ _aletheia() {
             aletheia,hook)
                 cmd="aletheia__subcmd__hook"
                 ;;
+            aletheia,hub)
+                cmd="aletheia__subcmd__hub"
+                ;;
             aletheia,import)
                 cmd="aletheia__subcmd__import"
                 ;;
@@ -72,6 +75,9 @@ _aletheia() {
                 ;;
             aletheia,mcp)
                 cmd="aletheia__subcmd__mcp"
+                ;;
+            aletheia,mcp-link)
+                cmd="aletheia__subcmd__mcp__subcmd__link"
                 ;;
             aletheia,model)
                 cmd="aletheia__subcmd__model"
@@ -148,6 +154,9 @@ _aletheia() {
             aletheia__subcmd__help,hook)
                 cmd="aletheia__subcmd__help__subcmd__hook"
                 ;;
+            aletheia__subcmd__help,hub)
+                cmd="aletheia__subcmd__help__subcmd__hub"
+                ;;
             aletheia__subcmd__help,import)
                 cmd="aletheia__subcmd__help__subcmd__import"
                 ;;
@@ -165,6 +174,9 @@ _aletheia() {
                 ;;
             aletheia__subcmd__help,mcp)
                 cmd="aletheia__subcmd__help__subcmd__mcp"
+                ;;
+            aletheia__subcmd__help,mcp-link)
+                cmd="aletheia__subcmd__help__subcmd__mcp__subcmd__link"
                 ;;
             aletheia__subcmd__help,model)
                 cmd="aletheia__subcmd__help__subcmd__model"
@@ -202,11 +214,23 @@ _aletheia() {
             aletheia__subcmd__help,uninstall)
                 cmd="aletheia__subcmd__help__subcmd__uninstall"
                 ;;
+            aletheia__subcmd__help__subcmd__hub,audit)
+                cmd="aletheia__subcmd__help__subcmd__hub__subcmd__audit"
+                ;;
             aletheia__subcmd__help__subcmd__list,read)
                 cmd="aletheia__subcmd__help__subcmd__list__subcmd__read"
                 ;;
             aletheia__subcmd__help__subcmd__list,write)
                 cmd="aletheia__subcmd__help__subcmd__list__subcmd__write"
+                ;;
+            aletheia__subcmd__help__subcmd__mcp__subcmd__link,create)
+                cmd="aletheia__subcmd__help__subcmd__mcp__subcmd__link__subcmd__create"
+                ;;
+            aletheia__subcmd__help__subcmd__mcp__subcmd__link,list)
+                cmd="aletheia__subcmd__help__subcmd__mcp__subcmd__link__subcmd__list"
+                ;;
+            aletheia__subcmd__help__subcmd__mcp__subcmd__link,revoke)
+                cmd="aletheia__subcmd__help__subcmd__mcp__subcmd__link__subcmd__revoke"
                 ;;
             aletheia__subcmd__help__subcmd__model,fetch)
                 cmd="aletheia__subcmd__help__subcmd__model__subcmd__fetch"
@@ -232,6 +256,18 @@ _aletheia() {
             aletheia__subcmd__help__subcmd__rules,sync)
                 cmd="aletheia__subcmd__help__subcmd__rules__subcmd__sync"
                 ;;
+            aletheia__subcmd__hub,audit)
+                cmd="aletheia__subcmd__hub__subcmd__audit"
+                ;;
+            aletheia__subcmd__hub,help)
+                cmd="aletheia__subcmd__hub__subcmd__help"
+                ;;
+            aletheia__subcmd__hub__subcmd__help,audit)
+                cmd="aletheia__subcmd__hub__subcmd__help__subcmd__audit"
+                ;;
+            aletheia__subcmd__hub__subcmd__help,help)
+                cmd="aletheia__subcmd__hub__subcmd__help__subcmd__help"
+                ;;
             aletheia__subcmd__list,help)
                 cmd="aletheia__subcmd__list__subcmd__help"
                 ;;
@@ -249,6 +285,30 @@ _aletheia() {
                 ;;
             aletheia__subcmd__list__subcmd__help,write)
                 cmd="aletheia__subcmd__list__subcmd__help__subcmd__write"
+                ;;
+            aletheia__subcmd__mcp__subcmd__link,create)
+                cmd="aletheia__subcmd__mcp__subcmd__link__subcmd__create"
+                ;;
+            aletheia__subcmd__mcp__subcmd__link,help)
+                cmd="aletheia__subcmd__mcp__subcmd__link__subcmd__help"
+                ;;
+            aletheia__subcmd__mcp__subcmd__link,list)
+                cmd="aletheia__subcmd__mcp__subcmd__link__subcmd__list"
+                ;;
+            aletheia__subcmd__mcp__subcmd__link,revoke)
+                cmd="aletheia__subcmd__mcp__subcmd__link__subcmd__revoke"
+                ;;
+            aletheia__subcmd__mcp__subcmd__link__subcmd__help,create)
+                cmd="aletheia__subcmd__mcp__subcmd__link__subcmd__help__subcmd__create"
+                ;;
+            aletheia__subcmd__mcp__subcmd__link__subcmd__help,help)
+                cmd="aletheia__subcmd__mcp__subcmd__link__subcmd__help__subcmd__help"
+                ;;
+            aletheia__subcmd__mcp__subcmd__link__subcmd__help,list)
+                cmd="aletheia__subcmd__mcp__subcmd__link__subcmd__help__subcmd__list"
+                ;;
+            aletheia__subcmd__mcp__subcmd__link__subcmd__help,revoke)
+                cmd="aletheia__subcmd__mcp__subcmd__link__subcmd__help__subcmd__revoke"
                 ;;
             aletheia__subcmd__model,fetch)
                 cmd="aletheia__subcmd__model__subcmd__fetch"
@@ -323,7 +383,7 @@ _aletheia() {
 
     case "${cmd}" in
         aletheia)
-            opts="-h -V --json --help --version hook mcp server connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="-h -V --json --help --version hook mcp server hub mcp-link connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -551,7 +611,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help)
-            opts="hook mcp server connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="hook mcp server hub mcp-link connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -746,6 +806,34 @@ _aletheia() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aletheia__subcmd__help__subcmd__hub)
+            opts="audit"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__hub__subcmd__audit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aletheia__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -847,6 +935,62 @@ _aletheia() {
         aletheia__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__mcp__subcmd__link)
+            opts="create list revoke"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__mcp__subcmd__link__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__mcp__subcmd__link__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__mcp__subcmd__link__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1152,6 +1296,112 @@ _aletheia() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aletheia__subcmd__hub)
+            opts="-h --hub-db --port --bind --tls-cert --tls-key --behind-proxy --json --help audit help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__hub__subcmd__audit)
+            opts="-h --hub-db --since --token --limit --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__hub__subcmd__help)
+            opts="audit help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__hub__subcmd__help__subcmd__audit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__hub__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aletheia__subcmd__import)
             opts="-h --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1325,6 +1575,164 @@ _aletheia() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__mcp__subcmd__link)
+            opts="-h --json --help create list revoke help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__mcp__subcmd__link__subcmd__create)
+            opts="-h --hub-db --projects --scope --label --expires --url --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --projects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expires)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__mcp__subcmd__link__subcmd__help)
+            opts="create list revoke help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__mcp__subcmd__link__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__mcp__subcmd__link__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__mcp__subcmd__link__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__mcp__subcmd__link__subcmd__help__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__mcp__subcmd__link__subcmd__list)
+            opts="-h --hub-db --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__mcp__subcmd__link__subcmd__revoke)
+            opts="-h --hub-db --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

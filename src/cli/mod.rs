@@ -12,6 +12,7 @@ pub mod doctor;
 pub mod drain;
 pub mod export;
 pub mod facts;
+pub mod hub;
 pub mod import;
 #[cfg(feature = "semantic")]
 pub mod index;

@@ -50,6 +50,7 @@ impl<O: Operation + Text> Tool for ToolOf<O> {
     }
 
     fn call(&self, ctx: &mut Context<'_>, args: Map<String, Value>) -> Result<String, OpError> {
+        ops::check_access::<O>(&ctx.caller)?;
         let request = ops::args::parse::<O>(args)?;
         let out = ops::call(ctx, request)?;
         Ok(O::text(&out, &ctx.clock).for_model())

@@ -75,6 +75,8 @@ pub struct Caller {
     pub can_write: bool,
     /// The project an operation uses when the request names none.
     pub default_project: String,
+    /// Whether its rights come from a hub token, which refusals then name ("this token").
+    pub via_token: bool,
 }
 
 impl Caller {
@@ -85,15 +87,24 @@ impl Caller {
             projects: None,
             can_write: true,
             default_project: default_project.to_owned(),
+            via_token: false,
         }
+    }
+
+    /// What refusals call this caller.
+    fn noun(&self) -> &'static str {
+        if self.via_token { "token" } else { "caller" }
     }
 
     /// Refuse `project` unless this caller may touch it.
     pub fn check_project(&self, project: &str) -> Result<(), OpError> {
         match &self.projects {
-            Some(allowed) if !allowed.iter().any(|p| p == project) => Err(OpError::Forbidden(
-                format!("Project \"{project}\" is not allowed for this caller."),
-            )),
+            Some(allowed) if !allowed.iter().any(|p| p == project) => {
+                Err(OpError::Forbidden(format!(
+                    "Project \"{project}\" is not allowed for this {}.",
+                    self.noun()
+                )))
+            }
             _ => Ok(()),
         }
     }
@@ -140,7 +151,8 @@ impl Caller {
     pub fn check_every_project(&self, op: &str) -> Result<(), OpError> {
         if self.projects.is_some() {
             return Err(OpError::Forbidden(format!(
-                "{op} works on every project; this caller is limited to some."
+                "{op} works on every project; this {} is limited to some.",
+                self.noun()
             )));
         }
         Ok(())
@@ -215,14 +227,23 @@ impl From<StoreError> for OpError {
     }
 }
 
+/// Refuse operation `O` unless `caller` may call it at all: front ends that parse arguments
+/// call this first, so a refused caller learns nothing from how its arguments would have read.
+pub fn check_access<O: Operation>(caller: &Caller) -> Result<(), OpError> {
+    if O::ACCESS != Access::Read && !caller.can_write {
+        // A token's refusal is the documented sentence, word for word.
+        return Err(OpError::Forbidden(if caller.via_token {
+            format!("This token cannot call {}.", O::NAME)
+        } else {
+            format!("This caller cannot call {}: it may only read.", O::NAME)
+        }));
+    }
+    Ok(())
+}
+
 /// Run `req` for `ctx.caller`, after checking the operation's declared access.
 pub fn call<O: Operation>(ctx: &mut Context<'_>, req: O) -> Result<O::Output, OpError> {
-    if O::ACCESS != Access::Read && !ctx.caller.can_write {
-        return Err(OpError::Forbidden(format!(
-            "This caller cannot call {}: it may only read.",
-            O::NAME
-        )));
-    }
+    check_access::<O>(&ctx.caller)?;
     req.run(ctx)
 }
 
@@ -343,6 +364,7 @@ mod tests {
             projects: Some(vec!["shop".into(), "docs".into()]),
             can_write: true,
             default_project: "shop".into(),
+            via_token: false,
         };
         let r = Redactor::builtin();
         assert_eq!(c.project_filter(None, &r).unwrap(), Some("shop".into()));

@@ -42,13 +42,16 @@ use tower::ServiceExt;
 /// tens of megabytes.
 const MAX_HEAD: usize = 128 * 1024;
 
-/// Serve `app` on `listener` until `shutdown` resolves, then until the answers in flight end.
+/// Serve `app` on `listener` until `shutdown` resolves, then until the answers in flight end;
+/// over TLS when `tls` is given.
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     limits: Limits,
     shutdown: impl std::future::Future<Output = ()>,
+    tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
 ) {
+    let tls = tls.map(tokio_rustls::TlsAcceptor::from);
     let open = Arc::new(Open::new(limits.max_connections));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut shutdown = std::pin::pin!(shutdown);
@@ -71,14 +74,29 @@ pub async fn serve(
         let _ = tcp.set_nodelay(true);
         match open.admit() {
             Some(slot) => {
-                tokio::spawn(connection(
-                    tcp,
-                    peer,
-                    slot,
-                    app.clone(),
-                    limits,
-                    stop_rx.clone(),
-                ));
+                let (app, stop) = (app.clone(), stop_rx.clone());
+                match tls.clone() {
+                    None => {
+                        tokio::spawn(connection(tcp, peer, slot, app, limits, stop));
+                    }
+                    Some(acceptor) => {
+                        tokio::spawn(async move {
+                            // The handshake has the header's deadline: a client that opens a
+                            // connection and says nothing holds a slot no longer either way.
+                            let shake =
+                                tokio::time::timeout(limits.header_timeout, acceptor.accept(tcp));
+                            match shake.await {
+                                Ok(Ok(stream)) => {
+                                    connection(stream, peer, slot, app, limits, stop).await
+                                }
+                                Ok(Err(e)) => {
+                                    tracing::debug!(%peer, error = %e, "TLS handshake failed")
+                                }
+                                Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
+                            }
+                        });
+                    }
+                }
             }
             None => {
                 tokio::spawn(refuse(tcp));
@@ -92,14 +110,16 @@ pub async fn serve(
 }
 
 /// One connection, until it ends, is closed to make room, or the server stops.
-async fn connection(
-    tcp: TcpStream,
+async fn connection<S>(
+    tcp: S,
     peer: SocketAddr,
     slot: Admitted,
     app: Router,
     limits: Limits,
     mut stop: tokio::sync::watch::Receiver<bool>,
-) {
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let conn = slot.0.clone();
     let body_timeout = limits.body_timeout;
     let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {

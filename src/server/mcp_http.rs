@@ -46,6 +46,7 @@ pub fn router(
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
     sessions: Arc<Sessions>,
+    callers: Callers,
 ) -> axum::Router {
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(true)
@@ -59,6 +60,7 @@ pub fn router(
         move || {
             Ok(Handler {
                 state: Arc::clone(&state),
+                callers,
             })
         },
         sessions,
@@ -170,8 +172,19 @@ fn parse_error(bytes: &Bytes) -> Response {
     (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
 }
 
+/// Who the tools are called as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Callers {
+    /// The server's own user (on loopback, or past the API key): every right.
+    Local,
+    /// A hub's tokens: each call as the token the hub's gate let in
+    /// ([`super::hub::Authorized`]), and audited.
+    Tokens,
+}
+
 struct Handler {
     state: Arc<State>,
+    callers: Callers,
 }
 
 impl ServerHandler for Handler {
@@ -223,12 +236,54 @@ impl ServerHandler for Handler {
             .and_then(|p| protocol::client_name(&p.client_info.name))
             .unwrap_or_else(|| "mcp".to_owned());
         let args = request.arguments.unwrap_or_default();
+        let (caller, token) = match self.callers {
+            Callers::Local => (self.state.caller(&name), None),
+            Callers::Tokens => {
+                let token = context
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .and_then(|p| p.extensions.get::<super::hub::Authorized>())
+                    .map(|a| a.0.clone());
+                // The gate lets no request through without one; this is its second line.
+                let Some(token) = token else {
+                    return Ok(failure("This hub needs a token.".to_owned()));
+                };
+                let caller = super::hub::tokens::caller(&token, &name, &self.state.default_project);
+                (caller, Some(token))
+            }
+        };
+        // The project the audit names: the one asked for, else a limited token's default.
+        let project = args
+            .get("project")
+            .and_then(serde_json::Value::as_str)
+            .filter(|p| !p.trim().is_empty())
+            .map(str::to_owned)
+            .or_else(|| {
+                caller
+                    .projects
+                    .is_some()
+                    .then(|| caller.default_project.clone())
+            });
         let out = self
             .state
-            .run(self.state.caller(&name), tool.access(), move |ctx| {
-                tool.call(ctx, args)
-            })
+            .run(caller, tool.access(), move |ctx| tool.call(ctx, args))
             .await;
+        if let Some(token) = token {
+            let result = match &out {
+                Ok(_) => "ok",
+                Err(crate::ops::OpError::Forbidden(_)) => "refused",
+                Err(_) => "error",
+            };
+            let entry = crate::store::hub::AuditEntry {
+                at: crate::time::now_ms(),
+                token_id: token.id,
+                label: token.label,
+                tool: tool.name().to_owned(),
+                project,
+                result: result.to_owned(),
+            };
+            super::hub::audit(&self.state, entry).await;
+        }
         Ok(match out {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]).into(),
             Err(e) => failure(e.to_string()),

@@ -12,6 +12,7 @@ mod body;
 pub mod dashboard;
 pub mod error;
 pub mod guard;
+pub mod hub;
 mod json_answer;
 pub mod limits;
 mod listen;
@@ -21,6 +22,7 @@ mod parse_errors;
 pub mod rest;
 pub mod sessions;
 pub mod state;
+mod tls;
 pub mod worker;
 
 use crate::config::Paths;
@@ -82,6 +84,7 @@ pub fn app(
             },
             guard.origins.clone(),
             sessions,
+            mcp_http::Callers::Local,
         ))
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn(body::read_whole))
@@ -175,6 +178,7 @@ async fn serve(
         app(Arc::clone(&state), guard, sessions),
         limits,
         shutdown_signal(),
+        None,
     )
     .await;
     // In-flight requests have finished; release the worker's job at its next window.

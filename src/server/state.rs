@@ -124,6 +124,29 @@ impl State {
         .map_err(|e| OpError::StoreUnavailable(format!("the request failed: {e}")))?
     }
 
+    /// Run `f` with one of the pool's connections to the store itself, on the blocking pool:
+    /// for what no operation does (a hub's tokens and audit).
+    pub async fn with_store<R, F>(self: &Arc<Self>, f: F) -> Result<R, OpError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Store) -> R + Send + 'static,
+    {
+        let permit = Arc::clone(&self.permits)
+            .acquire_owned()
+            .await
+            .map_err(|e| OpError::StoreUnavailable(format!("the server is stopping: {e}")))?;
+        let state = Arc::clone(self);
+        tokio::task::spawn_blocking(move || {
+            let mut store = state.take()?;
+            let out = f(&mut store);
+            state.give_back(store);
+            drop(permit);
+            Ok(out)
+        })
+        .await
+        .map_err(|e| OpError::StoreUnavailable(format!("the request failed: {e}")))?
+    }
+
     /// [`State::run`] on the current thread, for the worker and tests.
     pub fn run_blocking<R>(
         &self,

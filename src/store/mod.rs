@@ -18,6 +18,7 @@ mod events;
 pub mod fact_queries;
 pub mod facts;
 mod health;
+pub mod hub;
 pub mod jobs;
 mod memories;
 mod memory_reads;

@@ -28,6 +28,7 @@ mod extraction_precision;
 mod faults;
 mod hook_fixtures;
 mod hook_hosts;
+mod hub;
 mod install;
 mod mcp;
 mod model_fetch;

@@ -1,0 +1,355 @@
+//! `aletheia hub` (serve a shared store), `aletheia hub audit` (who called what) and
+//! `aletheia mcp-link create|list|revoke` (the hub's tokens): the command line's edge for
+//! [`crate::server::hub`].
+
+use clap::{Args, Subcommand};
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct HubArgs {
+    #[command(subcommand)]
+    pub command: Option<HubCommand>,
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The hub's store (made on first use).
+    #[arg(long = "hub-db")]
+    pub hub_db: Option<PathBuf>,
+    /// The port (default 7750; 0 picks a free one, printed at start).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// The address to listen on. Anything but loopback needs --tls-cert and --tls-key, or
+    /// --behind-proxy.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: IpAddr,
+    /// The certificate chain to serve TLS with (PEM, the leaf first).
+    #[arg(long = "tls-cert", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM).
+    #[arg(long = "tls-key", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// A proxy or tunnel in front terminates TLS (Caddy, nginx, Tailscale, cloudflared):
+    /// serve plain HTTP to it and take the public name it forwards as Host.
+    #[arg(long = "behind-proxy", conflicts_with = "tls_cert")]
+    pub behind_proxy: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HubCommand {
+    /// List the audited tool calls, oldest first.
+    Audit(AuditArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// The hub's store.
+    #[arg(long = "hub-db")]
+    pub hub_db: PathBuf,
+    /// Only calls since this time (YYYY-MM-DD, yesterday, 2w, 3 days ago, ...).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only calls made with this token (its id, from mcp-link list).
+    #[arg(long)]
+    pub token: Option<i64>,
+    /// At most this many rows.
+    #[arg(long, default_value_t = 1000)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LinkCommand {
+    /// Make a token; it is printed once, with the entry to paste into each host.
+    Create(CreateArgs),
+    /// List the tokens (never their secrets).
+    List {
+        /// The hub's store.
+        #[arg(long = "hub-db")]
+        hub_db: PathBuf,
+    },
+    /// Revoke a token: every request with it is refused from now on.
+    Revoke {
+        /// The hub's store.
+        #[arg(long = "hub-db")]
+        hub_db: PathBuf,
+        /// The token's id, from mcp-link list.
+        id: i64,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The hub's store (made on first use).
+    #[arg(long = "hub-db")]
+    pub hub_db: PathBuf,
+    /// The projects it may touch, separated by commas; default: every project.
+    #[arg(long, value_delimiter = ',')]
+    pub projects: Vec<String>,
+    /// mcp or read: the read tools; sync: every tool and sync; admin: also tokens and audit.
+    #[arg(long)]
+    pub scope: String,
+    /// A name to know it by (a machine, a person).
+    #[arg(long, default_value = "")]
+    pub label: String,
+    /// When it stops working: a count of hours, days or weeks (12h, 30d, 8w); default never.
+    #[arg(long)]
+    pub expires: Option<String>,
+    /// The hub's MCP address, for the entries printed (default http://127.0.0.1:7750/mcp).
+    #[arg(long)]
+    pub url: Option<String>,
+}
+
+/// `30d` as milliseconds: a whole count of hours, days or weeks.
+pub fn parse_expiry(s: &str) -> Result<i64, String> {
+    let s = s.trim();
+    let unit_at = s
+        .find(|c: char| !c.is_ascii_digit())
+        .ok_or_else(|| format!("--expires {s}: add a unit, as in 12h, 30d or 8w"))?;
+    let (n, unit) = s.split_at(unit_at);
+    let n: i64 = n
+        .parse()
+        .map_err(|_| format!("--expires {s}: start with a whole number, as in 30d"))?;
+    let per = match unit.trim() {
+        "h" | "hour" | "hours" => 3_600_000,
+        "d" | "day" | "days" => 86_400_000,
+        "w" | "week" | "weeks" => 7 * 86_400_000,
+        _ => return Err(format!("--expires {s}: the unit is h, d or w, as in 30d")),
+    };
+    if n == 0 {
+        return Err(format!(
+            "--expires {s}: a token that expires at once is no token"
+        ));
+    }
+    n.checked_mul(per)
+        .ok_or_else(|| format!("--expires {s}: too far away"))
+}
+
+#[cfg(feature = "server")]
+mod run {
+    use super::*;
+    use crate::cli::print;
+    use crate::redact::Redactor;
+    use crate::server::hub::{self, links, tokens};
+    use crate::store::{OpenOptions, Store};
+    use crate::time::{Bound, Clock};
+
+    fn open(hub_db: &std::path::Path) -> anyhow::Result<Store> {
+        if let Some(dir) = hub_db.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.is_dir()
+        {
+            anyhow::bail!(
+                "the folder of --hub-db {} does not exist: create it, or name a file in a folder that does",
+                hub_db.display()
+            );
+        }
+        Store::open_hub(hub_db, OpenOptions::INTERACTIVE).map_err(Into::into)
+    }
+
+    pub fn hub(args: HubArgs, json: bool) -> anyhow::Result<()> {
+        match args.command {
+            Some(HubCommand::Audit(a)) => audit(a, json),
+            None => {
+                let s = args.serve;
+                let hub_db = s.hub_db.ok_or_else(|| {
+                    anyhow::anyhow!("aletheia hub needs --hub-db <file>: the store the hub serves (made on first use)")
+                })?;
+                let opts = hub::Options {
+                    hub_db,
+                    bind: s.bind,
+                    port: s.port.unwrap_or(hub::DEFAULT_PORT),
+                    tls: s.tls_cert.zip(s.tls_key),
+                    behind_proxy: s.behind_proxy,
+                    allowed_origins: std::env::var("ALETHEIA_ALLOWED_ORIGINS")
+                        .unwrap_or_default()
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|o| !o.is_empty())
+                        .map(str::to_owned)
+                        .collect(),
+                };
+                hub::run(opts, crate::cli::default_project())
+            }
+        }
+    }
+
+    fn audit(a: AuditArgs, json: bool) -> anyhow::Result<()> {
+        let clock = Clock::system();
+        let since = a
+            .since
+            .as_deref()
+            .map(|s| clock.parse(s, Bound::Start))
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--since: {e}"))?
+            .unwrap_or(0);
+        let store = open(&a.hub_db)?;
+        let rows = store.calls(since, a.token, a.limit)?;
+        if json {
+            return print::json(&rows).map_err(Into::into);
+        }
+        if rows.is_empty() {
+            return print::line("No calls.").map_err(Into::into);
+        }
+        let mut out = print::Printer::stdout();
+        for r in &rows {
+            out.line(&format!(
+                "{}  token {} ({})  {}  {}  {}",
+                clock.iso(r.at),
+                r.token_id,
+                if r.label.is_empty() {
+                    "no label"
+                } else {
+                    &r.label
+                },
+                r.tool,
+                r.project.as_deref().unwrap_or("-"),
+                r.result
+            ))?;
+        }
+        out.flush().map_err(Into::into)
+    }
+
+    pub fn link(c: LinkCommand, json: bool) -> anyhow::Result<()> {
+        let clock = Clock::system();
+        match c {
+            LinkCommand::Create(a) => {
+                let scope = tokens::Scope::parse(&a.scope).map_err(anyhow::Error::msg)?;
+                let expires_at = a
+                    .expires
+                    .as_deref()
+                    .map(parse_expiry)
+                    .transpose()
+                    .map_err(anyhow::Error::msg)?
+                    .map(|ms| clock.now().saturating_add(ms));
+                let projects: Vec<String> = a
+                    .projects
+                    .iter()
+                    .map(|p| p.trim().to_owned())
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                for p in &projects {
+                    crate::project::check(p).map_err(|e| anyhow::anyhow!("--projects: {e}"))?;
+                }
+                let mut store = open(&a.hub_db)?;
+                let req = tokens::Request {
+                    label: a.label,
+                    scope,
+                    projects: (!projects.is_empty()).then_some(projects),
+                    expires_at,
+                };
+                let (id, token) = tokens::mint(&mut store, req, clock.now(), Redactor::global())?;
+                let url = a
+                    .url
+                    .unwrap_or_else(|| format!("http://127.0.0.1:{}/mcp", hub::DEFAULT_PORT));
+                if json {
+                    let entries: serde_json::Map<String, serde_json::Value> =
+                        links::entries(&url, &token)
+                            .into_iter()
+                            .map(|e| (e.host.to_owned(), e.text.into()))
+                            .collect();
+                    return print::json(
+                        &serde_json::json!({ "id": id, "token": token, "entries": entries }),
+                    )
+                    .map_err(Into::into);
+                }
+                let mut out = print::Printer::stdout();
+                out.line(&format!("Token {id} ({}): {token}", scope.as_str()))?;
+                out.line("It is shown this once; the hub keeps only its hash.")?;
+                for e in links::entries(&url, &token) {
+                    out.line("")?;
+                    out.line(&format!("{} ({}):", e.host, e.place))?;
+                    out.line(&e.text)?;
+                }
+                out.flush().map_err(Into::into)
+            }
+            LinkCommand::List { hub_db } => {
+                let rows = open(&hub_db)?.tokens()?;
+                if json {
+                    return print::json(&rows).map_err(Into::into);
+                }
+                if rows.is_empty() {
+                    return print::line("No tokens: aletheia mcp-link create makes one.")
+                        .map_err(Into::into);
+                }
+                let mut out = print::Printer::stdout();
+                for t in &rows {
+                    let state = match (t.revoked_at, t.expires_at) {
+                        (Some(at), _) => format!("revoked {}", clock.date(at)),
+                        (None, Some(at)) if at <= clock.now() => {
+                            format!("expired {}", clock.date(at))
+                        }
+                        (None, Some(at)) => format!("expires {}", clock.date(at)),
+                        (None, None) => "never expires".to_owned(),
+                    };
+                    let projects = t
+                        .projects
+                        .as_ref()
+                        .map_or_else(|| "every project".to_owned(), |p| p.join(","));
+                    out.line(&format!(
+                        "{}  {}  {}  {}  {}",
+                        t.id,
+                        t.scope,
+                        if t.label.is_empty() {
+                            "no label"
+                        } else {
+                            &t.label
+                        },
+                        projects,
+                        state
+                    ))?;
+                }
+                out.flush().map_err(Into::into)
+            }
+            LinkCommand::Revoke { hub_db, id } => {
+                let mut store = open(&hub_db)?;
+                if store.revoke_token(id, clock.now())? {
+                    print::line(&format!("Token {id} is revoked.")).map_err(Into::into)
+                } else if store.token(id)?.is_some() {
+                    print::line(&format!("Token {id} was revoked already.")).map_err(Into::into)
+                } else {
+                    anyhow::bail!(
+                        "no token {id} in {}: aletheia mcp-link list shows them",
+                        hub_db.display()
+                    )
+                }
+            }
+        }
+    }
+}
+
+#[cfg(feature = "server")]
+pub use run::{hub, link};
+
+/// A build without the server: the arguments still parse, and the answer says how to get one.
+#[cfg(not(feature = "server"))]
+pub fn hub(_args: HubArgs, _json: bool) -> anyhow::Result<()> {
+    Err(crate::features::NotBuilt::SERVER.into())
+}
+
+#[cfg(not(feature = "server"))]
+pub fn link(_c: LinkCommand, _json: bool) -> anyhow::Result<()> {
+    Err(crate::features::NotBuilt::SERVER.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expiry_takes_hours_days_and_weeks_and_says_what_else_to_write() {
+        assert_eq!(parse_expiry("12h"), Ok(12 * 3_600_000));
+        assert_eq!(parse_expiry("30d"), Ok(30 * 86_400_000));
+        assert_eq!(parse_expiry("8w"), Ok(56 * 86_400_000));
+        assert!(parse_expiry("30").unwrap_err().contains("add a unit"));
+        assert!(parse_expiry("30y").unwrap_err().contains("h, d or w"));
+        assert!(parse_expiry("0d").is_err());
+        assert!(
+            parse_expiry("99999999999999w")
+                .unwrap_err()
+                .contains("too far")
+        );
+    }
+}

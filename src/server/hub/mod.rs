@@ -1,0 +1,269 @@
+//! `aletheia hub`: one store shared by a person's machines or a team, over HTTP, where every
+//! request carries a token and the token decides what it may do.
+//!
+//! The hub serves the same MCP tools as `aletheia server` at `/mcp`, through the same
+//! operations layer: only the [`Caller`](crate::ops::Caller) differs, built from the request's
+//! token ([`tokens::caller`]) instead of being the local user. In front of every route, after
+//! the server's Host and Origin checks: the token (401 without a live one) and its rate
+//! ([`rate`]; 429 with `Retry-After` past it). Every `tools/call` adds an audit row (time, token,
+//! tool, project, result; never the arguments). `admin` tokens also manage tokens and read the
+//! audit over HTTP ([`admin`]).
+//!
+//! Beyond loopback the hub needs TLS: its own (`--tls-cert`, `--tls-key`) or a proxy's in front
+//! of it (`--behind-proxy`), since a bearer token on plain HTTP can be read by anyone on the way.
+
+mod admin;
+pub mod links;
+pub mod rate;
+pub mod tokens;
+
+use super::error::ApiError;
+use super::state::State;
+use crate::config::Paths;
+use crate::store::hub::{AuditEntry, Token};
+use crate::store::{OpenOptions, Store};
+use anyhow::Context as _;
+use axum::extract::Request;
+use axum::http::HeaderValue;
+use axum::http::header::{AUTHORIZATION, RETRY_AFTER, WWW_AUTHENTICATE};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The port when `--port` names none: the server's, plus one.
+pub const DEFAULT_PORT: u16 = super::DEFAULT_PORT + 1;
+
+/// How the hub is started.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub hub_db: PathBuf,
+    pub bind: IpAddr,
+    /// 0 picks a free port (printed at start).
+    pub port: u16,
+    /// A certificate chain and its key, PEM files, for TLS served by the hub itself.
+    pub tls: Option<(PathBuf, PathBuf)>,
+    /// A proxy in front terminates TLS; the hub itself speaks plain HTTP.
+    pub behind_proxy: bool,
+    pub allowed_origins: Vec<String>,
+}
+
+impl Options {
+    /// Refuse a setting that would send tokens in the clear over a network.
+    pub fn check(&self) -> Result<(), String> {
+        if !self.bind.is_loopback() && self.tls.is_none() && !self.behind_proxy {
+            return Err(format!(
+                "binding to {} would send tokens over the network in the clear: give --tls-cert and --tls-key, or --behind-proxy when a proxy in front terminates TLS",
+                self.bind
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The token a request was let in with, for the handlers behind the gate.
+#[derive(Debug, Clone)]
+pub struct Authorized(pub Token);
+
+/// What the gate needs: the store (tokens) and the rate limit, with the clock it reads.
+pub struct Gate {
+    state: Arc<State>,
+    limit: rate::RateLimit,
+    now: fn() -> i64,
+}
+
+impl Gate {
+    pub fn new(state: Arc<State>, per_minute: usize, now: fn() -> i64) -> Gate {
+        Gate {
+            state,
+            limit: rate::RateLimit::new(per_minute),
+            now,
+        }
+    }
+}
+
+/// The middleware: a live token under its rate, or 401 / 429.
+pub async fn gate(
+    axum::extract::State(gate): axum::extract::State<Arc<Gate>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let now = (gate.now)();
+    let header = req
+        .headers()
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let verified = gate
+        .state
+        .with_store(move |store| tokens::verify(store, header.as_deref(), now))
+        .await;
+    let token = match verified {
+        Ok(Ok(token)) => token,
+        Ok(Err(tokens::Refused::Store(e))) => {
+            return ApiError::new(503, "store_unavailable", e).into_response();
+        }
+        Ok(Err(refused)) => {
+            tracing::warn!(path = req.uri().path(), reason = %refused, "refused a request without a live token");
+            let mut response =
+                ApiError::new(401, "unauthorized", refused.to_string()).into_response();
+            response
+                .headers_mut()
+                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return response;
+        }
+        Err(e) => return ApiError::new(503, "store_unavailable", e.to_string()).into_response(),
+    };
+    if let Err(wait) = gate.limit.check(token.id, now) {
+        let mut response = ApiError::new(
+            429,
+            "rate_limited",
+            format!(
+                "this token has made {} requests in the last minute: try again in {wait} s",
+                rate::PER_MINUTE
+            ),
+        )
+        .into_response();
+        if let Ok(v) = HeaderValue::from_str(&wait.to_string()) {
+            response.headers_mut().insert(RETRY_AFTER, v);
+        }
+        return response;
+    }
+    req.extensions_mut().insert(Authorized(token));
+    next.run(req).await
+}
+
+/// Record one tool call in the audit, after it ran. A failed write is logged, not the
+/// caller's problem: the call itself has happened.
+pub async fn audit(state: &Arc<State>, entry: AuditEntry) {
+    let redactor = state.redactor();
+    let written = state
+        .with_store(move |store| store.record_call(&crate::redact::Redacted::new(entry, redactor)))
+        .await;
+    match written {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::error!(error = %e, "could not write an audit row"),
+        Err(e) => tracing::error!(error = %e, "could not write an audit row"),
+    }
+}
+
+/// The hub's paths: the store is the file named, the rest (logs, spool) beside it.
+fn paths(hub_db: &std::path::Path) -> Paths {
+    let dir = hub_db
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), PathBuf::from);
+    let mut paths = Paths::within(&dir);
+    paths.db = hub_db.to_owned();
+    paths.db_is_explicit = true;
+    paths
+}
+
+/// Run the hub until SIGINT or SIGTERM.
+pub fn run(opts: Options, default_project: String) -> anyhow::Result<()> {
+    opts.check().map_err(anyhow::Error::msg)?;
+    if let Some((cert, key)) = &opts.tls {
+        // Read now, so a wrong path is said before anything listens.
+        super::tls::config(cert, key).map_err(anyhow::Error::msg)?;
+    }
+    let limits = super::limits::Limits::from_env().map_err(anyhow::Error::msg)?;
+    let redactor = crate::redact::Redactor::global_checked();
+    // Makes the hub's tables on first use, and says now if the file cannot be a store.
+    drop(
+        Store::open_hub(&opts.hub_db, OpenOptions::INTERACTIVE)
+            .with_context(|| format!("opening the hub's store {}", opts.hub_db.display()))?,
+    );
+    let paths = paths(&opts.hub_db);
+    let _log = super::logging(&paths)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the hub's runtime")?;
+    runtime.block_on(serve(opts, limits, paths, default_project, redactor))
+}
+
+async fn serve(
+    opts: Options,
+    mut limits: super::limits::Limits,
+    paths: Paths,
+    default_project: String,
+    redactor: Result<&'static crate::redact::Redactor, String>,
+) -> anyhow::Result<()> {
+    let addr = SocketAddr::new(opts.bind, opts.port);
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
+        format!("cannot listen on {addr} (is another hub on that port? choose one with --port)")
+    })?;
+    let bound = listener.local_addr()?;
+    limits.max_connections = limits
+        .max_connections
+        .min(super::connections_the_files_allow());
+    let state = Arc::new(State::new(
+        paths.clone(),
+        redactor,
+        default_project,
+        None,
+        "no worker".to_owned(),
+        None,
+    ));
+    let tls = match &opts.tls {
+        Some((cert, key)) => Some(super::tls::config(cert, key).map_err(anyhow::Error::msg)?),
+        None => None,
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    eprintln!(
+        "aletheia hub: {scheme}://{bound} · MCP at /mcp · store {}",
+        paths.db.display()
+    );
+    tracing::info!(%bound, tls = tls.is_some(), "hub started");
+    let app = app(
+        Arc::clone(&state),
+        bound,
+        &opts,
+        limits,
+        crate::time::now_ms,
+    );
+    super::listen::serve(listener, app, limits, super::shutdown_signal(), tls).await;
+    eprintln!("aletheia hub: stopped");
+    Ok(())
+}
+
+/// The hub's routes behind its gates. `now` is the rate limit's clock.
+pub fn app(
+    state: Arc<State>,
+    bound: SocketAddr,
+    opts: &Options,
+    limits: super::limits::Limits,
+    now: fn() -> i64,
+) -> axum::Router {
+    let mut guard = super::guard::Guard::new(bound, None, &opts.allowed_origins);
+    // Beyond loopback, or behind a proxy or tunnel that forwards its public name, clients name
+    // the hub by whatever reaches it; the token guards every request.
+    guard.any_host = !bound.ip().is_loopback() || opts.behind_proxy;
+    let guard = Arc::new(guard);
+    let sessions = Arc::new(super::sessions::Sessions::new(
+        limits.mcp_sessions,
+        limits.mcp_session_idle,
+    ));
+    let gate = Arc::new(Gate::new(Arc::clone(&state), rate::PER_MINUTE, now));
+    super::mcp_http::router(
+        Arc::clone(&state),
+        if guard.any_host {
+            vec![]
+        } else {
+            guard.hosts.clone()
+        },
+        guard.origins.clone(),
+        sessions,
+        super::mcp_http::Callers::Tokens,
+    )
+    .merge(admin::router(state))
+    .layer(axum::middleware::from_fn_with_state(gate, self::gate))
+    .layer(axum::extract::DefaultBodyLimit::max(super::BODY_LIMIT))
+    .layer(axum::middleware::from_fn(super::body::read_whole))
+    .layer(axum::middleware::map_response(super::error::json_errors))
+    .layer(axum::middleware::from_fn_with_state(
+        guard,
+        super::guard::layer,
+    ))
+}
