@@ -239,6 +239,7 @@ mod run {
                     scope,
                     projects: (!projects.is_empty()).then_some(projects),
                     expires_at,
+                    created_by: None,
                 };
                 let (id, token) = tokens::mint(&mut store, req, clock.now(), Redactor::global())?;
                 let url = a

@@ -107,6 +107,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "Origins, comma separated, the server accepts requests from besides its own.",
     ),
     (
+        "ALETHEIA_HUB_RATE",
+        "Requests each hub token may make per minute (default 60); past it the hub answers 429 with Retry-After.",
+    ),
+    (
         "ALETHEIA_HOOK_PHASES",
         "When set, the hook prints the time each of its steps took as one line on stderr.",
     ),

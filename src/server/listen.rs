@@ -81,18 +81,24 @@ pub async fn serve(
                     }
                     Some(acceptor) => {
                         tokio::spawn(async move {
-                            // The handshake has the header's deadline: a client that opens a
+                            // The handshake has the header's deadline, and ends when the cap
+                            // closes this connection to make room: a client that opens a
                             // connection and says nothing holds a slot no longer either way.
+                            let conn = Arc::clone(&slot.0);
+                            let evicted = conn.evict.notified();
                             let shake =
                                 tokio::time::timeout(limits.header_timeout, acceptor.accept(tcp));
-                            match shake.await {
-                                Ok(Ok(stream)) => {
-                                    connection(stream, peer, slot, app, limits, stop).await
-                                }
-                                Ok(Err(e)) => {
-                                    tracing::debug!(%peer, error = %e, "TLS handshake failed")
-                                }
-                                Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
+                            tokio::select! {
+                                shaken = shake => match shaken {
+                                    Ok(Ok(stream)) => {
+                                        connection(stream, peer, slot, app, limits, stop).await
+                                    }
+                                    Ok(Err(e)) => {
+                                        tracing::debug!(%peer, error = %e, "TLS handshake failed")
+                                    }
+                                    Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
+                                },
+                                () = evicted => {}
                             }
                         });
                     }

@@ -252,11 +252,14 @@ impl ServerHandler for Handler {
                 (caller, Some(token))
             }
         };
-        // The project the audit names: the one asked for, else a limited token's default.
+        // The project the audit names: the one asked for when it is a project name at all (the
+        // audit keeps no argument, and a name past the limits is one), else a limited token's
+        // default.
         let project = args
             .get("project")
             .and_then(serde_json::Value::as_str)
-            .filter(|p| !p.trim().is_empty())
+            .map(str::trim)
+            .filter(|p| !p.is_empty() && crate::project::check(p).is_ok())
             .map(str::to_owned)
             .or_else(|| {
                 caller

@@ -22,7 +22,8 @@ CREATE TABLE IF NOT EXISTS hub_tokens (
     projects   TEXT,
     created_at INTEGER NOT NULL,
     expires_at INTEGER,
-    revoked_at INTEGER
+    revoked_at INTEGER,
+    created_by INTEGER
 );
 CREATE TABLE IF NOT EXISTS hub_audit (
     id       INTEGER PRIMARY KEY,
@@ -48,6 +49,8 @@ pub struct NewToken {
     pub projects: Option<Vec<String>>,
     pub created_at: i64,
     pub expires_at: Option<i64>,
+    /// The admin token that made it over the API; `None` for `mcp-link create`.
+    pub created_by: Option<i64>,
 }
 
 impl Redact for NewToken {
@@ -75,6 +78,7 @@ pub struct Token {
     pub created_at: i64,
     pub expires_at: Option<i64>,
     pub revoked_at: Option<i64>,
+    pub created_by: Option<i64>,
 }
 
 /// One audited tool call.
@@ -113,10 +117,12 @@ fn token_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Token> {
         created_at: r.get(5)?,
         expires_at: r.get(6)?,
         revoked_at: r.get(7)?,
+        created_by: r.get(8)?,
     })
 }
 
-const TOKEN_COLUMNS: &str = "id, hash, label, scope, projects, created_at, expires_at, revoked_at";
+const TOKEN_COLUMNS: &str =
+    "id, hash, label, scope, projects, created_at, expires_at, revoked_at, created_by";
 
 impl Store {
     /// Open (and create or migrate) a hub's store at `path`, with the hub's own tables.
@@ -138,15 +144,16 @@ impl Store {
             .map(|p| serde_json::to_string(p).unwrap_or_else(|_| "[]".to_owned()));
         self.write(|tx| {
             tx.execute(
-                "INSERT INTO hub_tokens (hash, label, scope, projects, created_at, expires_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO hub_tokens (hash, label, scope, projects, created_at, expires_at, created_by)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![
                     t.hash,
                     t.label,
                     t.scope,
                     projects,
                     t.created_at,
-                    t.expires_at
+                    t.expires_at,
+                    t.created_by
                 ],
             )?;
             Ok(tx.last_insert_rowid())

@@ -735,6 +735,61 @@ fn only_an_admin_token_manages_tokens_and_reads_the_audit_over_http() {
     assert_eq!(call(&admin, "DELETE", "/v1/tokens/999", None).0, 404);
     let (status, audit) = call(&admin, "GET", "/v1/audit", None);
     assert_eq!(status, 200);
-    assert_eq!(audit["calls"][0]["tool"], "list_rules", "{audit}");
-    assert_eq!(audit["calls"][0]["label"], "ci");
+    let rows: Vec<(&str, &str)> = audit["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["tool"].as_str().unwrap(), r["label"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("create_token", "admin"),
+            ("list_rules", "ci"),
+            ("revoke_token", "admin")
+        ],
+        "{audit}"
+    );
+    let (_, listed) = call(&admin, "GET", "/v1/tokens", None);
+    let admin_id: i64 = admin.split('_').nth(1).unwrap().parse().unwrap();
+    assert_eq!(listed["tokens"][2]["created_by"], admin_id, "{listed}");
+    // An admin limited to a project could otherwise make a token for every project.
+    let limited = h.token("admin", Some("shop"));
+    for (method, path, body) in [
+        ("GET", "/v1/tokens", None),
+        ("POST", "/v1/tokens", Some(json!({ "scope": "admin" }))),
+        ("GET", "/v1/audit", None),
+    ] {
+        let (status, v) = call(&limited, method, path, body);
+        assert_eq!(status, 403, "{method} {path}: {v}");
+    }
+    let (status, v) = call(
+        &admin,
+        "POST",
+        "/v1/tokens",
+        Some(json!({ "scope": "read", "expires_in_days": 0 })),
+    );
+    assert_eq!(status, 400, "{v}");
+}
+
+#[test]
+fn an_address_that_keeps_sending_wrong_tokens_is_refused_for_a_while() {
+    let h = Hub::start();
+    let token = h.token("read", None);
+    let post = |auth: &str| {
+        h.agent
+            .post(&format!("{}/mcp", h.base))
+            .header("Accept", "application/json, text/event-stream")
+            .header("Authorization", auth)
+            .send_json(&json!({"jsonrpc": "2.0", "id": 0, "method": "tools/list"}))
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    for _ in 0..10 {
+        assert_eq!(post("Bearer alh_1_00"), 401);
+    }
+    assert_eq!(post("Bearer alh_1_00"), 429);
+    // Even the right token, from that address, until the block ends.
+    assert_eq!(post(&format!("Bearer {token}")), 429);
 }

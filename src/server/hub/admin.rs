@@ -27,16 +27,30 @@ pub fn router(state: Arc<State>) -> Router {
         .with_state(state)
 }
 
-/// The refusal for a token that is not an admin's; `None` for an admin's.
+/// The refusal for a token that may not use this API; `None` for one that may. An admin token
+/// limited to projects may not: a token it made, or the audit it read, would reach past them.
 fn unless_admin(token: &Authorized) -> Option<Response> {
-    (token.0.scope != Scope::Admin.as_str()).then(|| {
-        ApiError::new(
-            403,
-            "forbidden",
-            "only an admin token may manage tokens and read the audit",
-        )
-        .into_response()
-    })
+    let message = if token.0.scope != Scope::Admin.as_str() {
+        "only an admin token may manage tokens and read the audit"
+    } else if token.0.projects.is_some() {
+        "an admin token limited to projects may not manage tokens or read the audit: use one made without --projects"
+    } else {
+        return None;
+    };
+    Some(ApiError::new(403, "forbidden", message).into_response())
+}
+
+/// An audit row for an admin action, like a tool call's.
+async fn audited(state: &Arc<State>, token: &Authorized, action: &str) {
+    let entry = crate::store::hub::AuditEntry {
+        at: crate::time::now_ms(),
+        token_id: token.0.id,
+        label: token.0.label.clone(),
+        tool: action.to_owned(),
+        project: None,
+        result: "ok".to_owned(),
+    };
+    super::audit(state, entry).await;
 }
 
 fn unavailable(e: impl std::fmt::Display) -> Response {
@@ -75,6 +89,14 @@ async fn create(
             return ApiError::new(400, "bad_request", format!("projects: {e}")).into_response();
         }
     }
+    if c.expires_in_days == Some(0) {
+        return ApiError::new(
+            400,
+            "bad_request",
+            "expires_in_days must be 1 or more, or left out for never",
+        )
+        .into_response();
+    }
     let now = crate::time::now_ms();
     let req = tokens::Request {
         label: c.label,
@@ -83,17 +105,21 @@ async fn create(
         expires_at: c
             .expires_in_days
             .map(|d| now.saturating_add(i64::from(d) * 86_400_000)),
+        created_by: Some(token.0.id),
     };
     let redactor = state.redactor();
     match state
         .with_store(move |store| tokens::mint(store, req, now, redactor))
         .await
     {
-        Ok(Ok((id, token))) => (
-            axum::http::StatusCode::CREATED,
-            Json(json!({ "id": id, "token": token })),
-        )
-            .into_response(),
+        Ok(Ok((id, made))) => {
+            audited(&state, &token, "create_token").await;
+            (
+                axum::http::StatusCode::CREATED,
+                Json(json!({ "id": id, "token": made })),
+            )
+                .into_response()
+        }
         Ok(Err(e)) => unavailable(e),
         Err(e) => unavailable(e),
     }
@@ -133,6 +159,7 @@ async fn revoke(
             ApiError::new(404, "not_found", format!("no token {id}")).into_response()
         }
         Ok(Ok((true, revoked))) => {
+            audited(&state, &token, "revoke_token").await;
             Json(json!({ "id": id, "revoked": true, "already": !revoked })).into_response()
         }
         Ok(Err(e)) => unavailable(e),

@@ -66,11 +66,13 @@ impl Options {
 #[derive(Debug, Clone)]
 pub struct Authorized(pub Token);
 
-/// What the gate needs: the store (tokens) and the rate limit, with the clock it reads.
+/// What the gate needs: the store (tokens), the rate limit with the clock it reads, and the
+/// recent wrong tokens by address.
 pub struct Gate {
     state: Arc<State>,
     limit: rate::RateLimit,
     now: fn() -> i64,
+    wrong: super::attempts::Attempts,
 }
 
 impl Gate {
@@ -79,17 +81,39 @@ impl Gate {
             state,
             limit: rate::RateLimit::new(per_minute),
             now,
+            wrong: super::attempts::Attempts::default(),
         }
     }
 }
 
-/// The middleware: a live token under its rate, or 401 / 429.
+fn too_many(message: String, wait_secs: u64) -> Response {
+    let mut response = ApiError::new(429, "rate_limited", message).into_response();
+    if let Ok(v) = HeaderValue::from_str(&wait_secs.to_string()) {
+        response.headers_mut().insert(RETRY_AFTER, v);
+    }
+    response
+}
+
+/// The middleware: a live token under its rate, or 401 / 429. It runs before any body is
+/// read, so a request without a token costs the hub its headers only; an address that keeps
+/// sending wrong tokens is refused for a while, as the server refuses wrong API keys.
 pub async fn gate(
     axum::extract::State(gate): axum::extract::State<Arc<Gate>>,
     mut req: Request,
     next: Next,
 ) -> Response {
     let now = (gate.now)();
+    let peer = req
+        .extensions()
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
+    let instant = std::time::Instant::now();
+    if let Some(wait) = gate.wrong.blocked(peer, instant) {
+        return too_many(
+            "too many wrong tokens from this address: try again later".to_owned(),
+            wait.as_secs().max(1),
+        );
+    }
     let header = req
         .headers()
         .get(AUTHORIZATION)
@@ -101,11 +125,20 @@ pub async fn gate(
         .await;
     let token = match verified {
         Ok(Ok(token)) => token,
-        Ok(Err(tokens::Refused::Store(e))) => {
-            return ApiError::new(503, "store_unavailable", e).into_response();
+        Ok(Err(refused @ tokens::Refused::Store(_))) => {
+            tracing::error!(error = %refused, "could not check a token");
+            return ApiError::new(
+                503,
+                "store_unavailable",
+                "the hub's store cannot be read: try again in a moment",
+            )
+            .into_response();
         }
         Ok(Err(refused)) => {
-            tracing::warn!(path = req.uri().path(), reason = %refused, "refused a request without a live token");
+            tracing::warn!(%peer, reason = %refused, "refused a request without a live token");
+            if refused == tokens::Refused::Unknown {
+                let _ = gate.wrong.fail(peer, instant);
+            }
             let mut response =
                 ApiError::new(401, "unauthorized", refused.to_string()).into_response();
             response
@@ -113,22 +146,24 @@ pub async fn gate(
                 .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             return response;
         }
-        Err(e) => return ApiError::new(503, "store_unavailable", e.to_string()).into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "could not check a token");
+            return ApiError::new(
+                503,
+                "store_unavailable",
+                "the hub is busy or stopping: try again in a moment",
+            )
+            .into_response();
+        }
     };
     if let Err(wait) = gate.limit.check(token.id, now) {
-        let mut response = ApiError::new(
-            429,
-            "rate_limited",
+        return too_many(
             format!(
                 "this token has made {} requests in the last minute: try again in {wait} s",
-                rate::PER_MINUTE
+                gate.limit.per_minute()
             ),
-        )
-        .into_response();
-        if let Ok(v) = HeaderValue::from_str(&wait.to_string()) {
-            response.headers_mut().insert(RETRY_AFTER, v);
-        }
-        return response;
+            wait,
+        );
     }
     req.extensions_mut().insert(Authorized(token));
     next.run(req).await
@@ -163,11 +198,18 @@ fn paths(hub_db: &std::path::Path) -> Paths {
 /// Run the hub until SIGINT or SIGTERM.
 pub fn run(opts: Options, default_project: String) -> anyhow::Result<()> {
     opts.check().map_err(anyhow::Error::msg)?;
+    if opts.behind_proxy && opts.tls.is_none() && !opts.bind.is_loopback() {
+        eprintln!(
+            "aletheia hub: --behind-proxy on {} serves plain HTTP to the network; bind to 127.0.0.1 so only the proxy reaches it",
+            opts.bind
+        );
+    }
     if let Some((cert, key)) = &opts.tls {
         // Read now, so a wrong path is said before anything listens.
         super::tls::config(cert, key).map_err(anyhow::Error::msg)?;
     }
     let limits = super::limits::Limits::from_env().map_err(anyhow::Error::msg)?;
+    let per_minute = rate_from_env().map_err(anyhow::Error::msg)?;
     let redactor = crate::redact::Redactor::global_checked();
     // Makes the hub's tables on first use, and says now if the file cannot be a store.
     drop(
@@ -180,12 +222,33 @@ pub fn run(opts: Options, default_project: String) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("starting the hub's runtime")?;
-    runtime.block_on(serve(opts, limits, paths, default_project, redactor))
+    runtime.block_on(serve(
+        opts,
+        limits,
+        per_minute,
+        paths,
+        default_project,
+        redactor,
+    ))
+}
+
+/// `ALETHEIA_HUB_RATE`: requests per token per minute, [`rate::PER_MINUTE`] when unset.
+fn rate_from_env() -> Result<usize, String> {
+    match std::env::var("ALETHEIA_HUB_RATE") {
+        Ok(v) if !v.trim().is_empty() => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("ALETHEIA_HUB_RATE must be a count of requests per minute, 1 or more, not \"{v}\"")),
+        _ => Ok(rate::PER_MINUTE),
+    }
 }
 
 async fn serve(
     opts: Options,
     mut limits: super::limits::Limits,
+    per_minute: usize,
     paths: Paths,
     default_project: String,
     redactor: Result<&'static crate::redact::Redactor, String>,
@@ -221,20 +284,20 @@ async fn serve(
         bound,
         &opts,
         limits,
-        crate::time::now_ms,
+        Gate::new(Arc::clone(&state), per_minute, crate::time::now_ms),
     );
     super::listen::serve(listener, app, limits, super::shutdown_signal(), tls).await;
     eprintln!("aletheia hub: stopped");
     Ok(())
 }
 
-/// The hub's routes behind its gates. `now` is the rate limit's clock.
+/// The hub's routes behind its gates.
 pub fn app(
     state: Arc<State>,
     bound: SocketAddr,
     opts: &Options,
     limits: super::limits::Limits,
-    now: fn() -> i64,
+    gate: Gate,
 ) -> axum::Router {
     let mut guard = super::guard::Guard::new(bound, None, &opts.allowed_origins);
     // Beyond loopback, or behind a proxy or tunnel that forwards its public name, clients name
@@ -245,7 +308,7 @@ pub fn app(
         limits.mcp_sessions,
         limits.mcp_session_idle,
     ));
-    let gate = Arc::new(Gate::new(Arc::clone(&state), rate::PER_MINUTE, now));
+    let gate = Arc::new(gate);
     super::mcp_http::router(
         Arc::clone(&state),
         if guard.any_host {
@@ -258,9 +321,10 @@ pub fn app(
         super::mcp_http::Callers::Tokens,
     )
     .merge(admin::router(state))
-    .layer(axum::middleware::from_fn_with_state(gate, self::gate))
     .layer(axum::extract::DefaultBodyLimit::max(super::BODY_LIMIT))
     .layer(axum::middleware::from_fn(super::body::read_whole))
+    // Outside the body's reading: a request without a live token is answered from its headers.
+    .layer(axum::middleware::from_fn_with_state(gate, self::gate))
     .layer(axum::middleware::map_response(super::error::json_errors))
     .layer(axum::middleware::from_fn_with_state(
         guard,

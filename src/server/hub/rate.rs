@@ -24,6 +24,11 @@ impl RateLimit {
         }
     }
 
+    /// Requests a token may make per minute.
+    pub fn per_minute(&self) -> usize {
+        self.per_window
+    }
+
     /// Count a request by `token` at `now` (ms), or refuse it with the whole seconds until
     /// one is allowed again. A refused request is not counted: a client that keeps retrying
     /// does not push its own window forward.

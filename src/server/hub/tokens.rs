@@ -17,13 +17,13 @@ const PREFIX: &str = "alh_";
 /// What a token may do, exactly as the hub documents it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
-    /// The read tools, for an MCP client.
+    /// The read tools, for an MCP client (the same rights as `read`, as the seed names them).
     Mcp,
     /// The read tools.
     Read,
-    /// Every tool, and the sync API.
+    /// Every tool.
     Sync,
-    /// Every tool, the sync API, and managing tokens and reading the audit.
+    /// Every tool, and managing tokens and reading the audit over the admin API.
     Admin,
 }
 
@@ -92,6 +92,8 @@ pub struct Request {
     pub scope: Scope,
     pub projects: Option<Vec<String>>,
     pub expires_at: Option<i64>,
+    /// The admin token asking, over the API.
+    pub created_by: Option<i64>,
 }
 
 /// Store a new token and return it, whole, for the one time it is shown.
@@ -109,6 +111,7 @@ pub fn mint(
         projects: req.projects,
         created_at: now,
         expires_at: req.expires_at,
+        created_by: req.created_by,
     };
     let id = store.create_token(&Redacted::new(t, r))?;
     Ok((id, format!("{PREFIX}{id}_{secret}")))
@@ -116,12 +119,11 @@ pub fn mint(
 
 /// The live token `presented` (an `Authorization` header's value) names.
 pub fn verify(store: &Store, presented: Option<&str>, now: i64) -> Result<Token, Refused> {
+    // The scheme's name is case-insensitive (RFC 9110).
     let raw = presented
-        .and_then(|h| {
-            h.strip_prefix("Bearer ")
-                .or_else(|| h.strip_prefix("bearer "))
-        })
-        .map(str::trim)
+        .and_then(|h| h.trim().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, t)| t.trim())
         .ok_or(Refused::Missing)?;
     let (id, secret) = raw
         .strip_prefix(PREFIX)
@@ -178,6 +180,7 @@ mod tests {
             scope,
             projects: Some(vec!["shop".into()]),
             expires_at: Some(10_000),
+            created_by: None,
         }
     }
 
@@ -187,6 +190,10 @@ mod tests {
         let r = Redactor::builtin();
         let (id, token) = mint(&mut s, req(Scope::Sync), 1, &r).unwrap();
         let ok = verify(&s, Some(&format!("Bearer {token}")), 2).unwrap();
+        assert_eq!(
+            verify(&s, Some(&format!("bEARER {token}")), 2).unwrap().id,
+            id
+        );
         assert_eq!((ok.id, ok.scope.as_str()), (id, "sync"));
         let mut wrong = token.clone();
         wrong.pop();
@@ -198,6 +205,7 @@ mod tests {
             "Bearer alh_x_00".to_owned(),
             format!("Bearer alh_{}_", id),
             "Bearer ".to_owned(),
+            format!("Basic {token}"),
         ] {
             assert!(verify(&s, Some(&header), 2).is_err(), "{header}");
         }
