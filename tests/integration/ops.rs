@@ -605,12 +605,81 @@ fn a_read_only_caller_may_call_exactly_the_read_operations() {
 
 #[test]
 fn a_caller_limited_to_shop_cannot_reach_billing() {
+    held_to_shop(&shop_only());
+}
+
+/// What a hub token of `scope` calls as (the hub builds its caller the same way).
+#[cfg(feature = "server")]
+fn token_caller(scope: &str, projects: Option<Vec<String>>) -> Caller {
+    let token = aletheia::store::hub::Token {
+        id: 1,
+        hash: String::new(),
+        label: scope.into(),
+        scope: scope.into(),
+        projects,
+        created_at: T0,
+        expires_at: None,
+        revoked_at: None,
+        created_by: None,
+    };
+    aletheia::server::hub::tokens::caller(&token, "test", "shop")
+}
+
+/// The hub's scopes through the same table: `mcp` and `read` tokens may call exactly the read
+/// operations, each other one refused with the documented sentence and the store unchanged;
+/// `sync` and `admin` tokens may call every operation.
+#[cfg(feature = "server")]
+#[rstest]
+#[case::mcp("mcp", false)]
+#[case::read("read", false)]
+#[case::sync("sync", true)]
+#[case::admin("admin", true)]
+fn each_hub_scope_calls_exactly_the_operations_it_declares(
+    #[case] scope: &str,
+    #[case] writes: bool,
+) {
+    let caller = token_caller(scope, None);
+    let table = table();
+    let mut wrong = Vec::new();
+    for entry in OPERATIONS {
+        let name = entry.name();
+        // As for every right: sync_rules needs a folder, which only the command line gives.
+        if name == "sync_rules" {
+            continue;
+        }
+        let allowed = writes || entry.access() == Access::Read;
+        for row in rows_for(&table, name) {
+            let p = probe(&caller, *entry, row.args, Target::Shop);
+            let refusal = format!("This token cannot call {name}.");
+            match (&p.result, allowed) {
+                (Ok(_), true) => {}
+                (Err(OpError::Forbidden(m)), false) if *m == refusal => {}
+                (r, _) => wrong.push(format!("{scope} {name}: got {r:?}")),
+            }
+            if !allowed && (p.changed || !p.spool_kept) {
+                wrong.push(format!("{scope} {name}: a refused call changed the store"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[cfg(feature = "server")]
+#[test]
+fn a_hub_token_limited_to_shop_cannot_reach_billing() {
+    held_to_shop(&token_caller("sync", Some(vec!["shop".into()])));
+}
+
+/// Every row on billing's ids for `caller`, which may touch shop only: refused where the
+/// request names billing or every project, unknown where it names billing's ids, filtered where
+/// it leaves the project open; never billing's data, and never a change.
+fn held_to_shop(caller: &Caller) {
     let table = table();
     let mut wrong = Vec::new();
     for entry in OPERATIONS {
         let name = entry.name();
         for &Row { reach, args, .. } in rows_for(&table, name) {
-            let p = probe(&shop_only(), *entry, args, Target::Billing);
+            let p = probe(caller, *entry, args, Target::Billing);
             let (expected, fits) = match reach {
                 Reach::NamesProject | Reach::EveryProject => ("Forbidden", is_forbidden(&p.result)),
                 Reach::ById => ("NotFound", is_not_found(&p.result)),
