@@ -793,3 +793,36 @@ fn an_address_that_keeps_sending_wrong_tokens_is_refused_for_a_while() {
     // Even the right token, from that address, until the block ends.
     assert_eq!(post(&format!("Bearer {token}")), 429);
 }
+
+#[test]
+fn a_session_is_its_tokens_alone() {
+    let h = Hub::start();
+    let (a, b) = (h.token("read", None), h.token("admin", None));
+    let mut mine = h.session(&a);
+    let theirs = Session {
+        agent: &h.agent,
+        url: format!("{}/mcp", h.base),
+        token: b.clone(),
+        id: mine.id.clone(),
+        next: 100,
+    };
+    let (status, answer, _) =
+        theirs.post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    assert_eq!(status, 404, "{answer}");
+    let deleted = h
+        .agent
+        .delete(&format!("{}/mcp", h.base))
+        .header("Authorization", &format!("Bearer {b}"))
+        .header("Mcp-Session-Id", mine.id.as_deref().unwrap())
+        .call()
+        .unwrap();
+    assert_eq!(
+        deleted.status().as_u16(),
+        404,
+        "another token cannot end it"
+    );
+    assert!(
+        !mine.call("list_rules", json!({})).0,
+        "the session still serves its own token"
+    );
+}

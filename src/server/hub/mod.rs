@@ -66,13 +66,14 @@ impl Options {
 #[derive(Debug, Clone)]
 pub struct Authorized(pub Token);
 
-/// What the gate needs: the store (tokens), the rate limit with the clock it reads, and the
-/// recent wrong tokens by address.
+/// What the gate needs: the store (tokens), the rate limit with the clock it reads, the recent
+/// wrong tokens by address, and which token opened each MCP session.
 pub struct Gate {
     state: Arc<State>,
     limit: rate::RateLimit,
     now: fn() -> i64,
     wrong: super::attempts::Attempts,
+    owners: std::sync::Mutex<Owners>,
 }
 
 impl Gate {
@@ -82,9 +83,46 @@ impl Gate {
             limit: rate::RateLimit::new(per_minute),
             now,
             wrong: super::attempts::Attempts::default(),
+            owners: std::sync::Mutex::new(Owners::default()),
         }
     }
+
+    fn owners(&self) -> std::sync::MutexGuard<'_, Owners> {
+        self.owners.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
+
+/// The token each MCP session was opened with: a session is its token's alone, so another
+/// token that learns its id can neither use it nor end it. Sessions end on their own (idle, or
+/// at the cap) without the gate hearing of it, so the table keeps the newest [`Owners::CAP`].
+#[derive(Default)]
+struct Owners {
+    by_session: std::collections::HashMap<String, i64>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl Owners {
+    const CAP: usize = 8192;
+
+    fn insert(&mut self, session: String, token: i64) {
+        if self.by_session.insert(session.clone(), token).is_none() {
+            self.order.push_back(session);
+        }
+        while self.order.len() > Owners::CAP {
+            if let Some(old) = self.order.pop_front() {
+                self.by_session.remove(&old);
+            }
+        }
+    }
+
+    /// Whether `token` may use `session`: its own, or one the table does not know (which the
+    /// MCP layer then answers as unknown or ended).
+    fn allows(&self, session: &str, token: i64) -> bool {
+        self.by_session.get(session).is_none_or(|&t| t == token)
+    }
+}
+
+const SESSION_HEADER: &str = "mcp-session-id";
 
 fn too_many(message: String, wait_secs: u64) -> Response {
     let mut response = ApiError::new(429, "rate_limited", message).into_response();
@@ -165,8 +203,34 @@ pub async fn gate(
             wait,
         );
     }
+    let session = req
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    if let Some(sid) = &session
+        && !gate.owners().allows(sid, token.id)
+    {
+        // As the MCP layer answers a session it does not know: nothing says it exists.
+        return ApiError::new(
+            404,
+            "session_not_found",
+            "this MCP session has ended (idle too long, replaced at the session cap, or deleted) or never was: initialize again without Mcp-Session-Id",
+        )
+        .into_response();
+    }
+    let id = token.id;
     req.extensions_mut().insert(Authorized(token));
-    next.run(req).await
+    let response = next.run(req).await;
+    if session.is_none()
+        && let Some(opened) = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+    {
+        gate.owners().insert(opened.to_owned(), id);
+    }
+    response
 }
 
 /// Record one tool call in the audit, after it ran. A failed write is logged, not the
