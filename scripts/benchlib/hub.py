@@ -5,7 +5,7 @@ would be measured.
 
     python3 scripts/benchlib/hub.py target/release/aletheia DATA_DIR [SECONDS]
 """
-import json, os, re, shutil, subprocess, sys, tempfile, threading, urllib.request
+import json, os, re, shutil, sqlite3, subprocess, sys, tempfile, threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import server  # noqa: E402
@@ -24,23 +24,6 @@ def start(bin_, db):
     return p, int(m.group(1))
 
 
-def session(port, token):
-    def post(body, sid=None):
-        h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-             "Authorization": f"Bearer {token}"}
-        if sid:
-            h["Mcp-Session-Id"] = sid
-            h["MCP-Protocol-Version"] = "2025-11-25"
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=json.dumps(body).encode(), headers=h)
-        with urllib.request.urlopen(req, timeout=10) as r:
-            r.read()
-            return r.headers.get("Mcp-Session-Id")
-    sid = post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
-    post({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid)
-    return sid
-
-
 def run(bin_, data, seconds=10):
     """Hub MCP search over `data`'s store: wrk's figures, or None and why not."""
     if not shutil.which("wrk"):
@@ -52,35 +35,14 @@ def run(bin_, data, seconds=10):
     with tempfile.TemporaryDirectory() as work:
         p, port = start(bin_, db)
         try:
-            sids = [session(port, token) for _ in range(server.CONNECTIONS)]
-            calls = [json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                                 "params": {"name": "search", "arguments": dict(q, project=server.PROJECT)}})
-                     for q in server.QUERIES]
-            out = server.wrk(f"http://127.0.0.1:{port}/mcp", f"""
-local bodies = {server.lua_list(calls)}
-local sids = {server.lua_list(sids)}
-local i = 0
-local n = 0
-setup = function(thread)
-  n = n + 1
-  thread:set("first", n)
-end
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Accept"] = "application/json, text/event-stream"
-wrk.headers["MCP-Protocol-Version"] = "2025-11-25"
-wrk.headers["Authorization"] = "Bearer {token}"
-request = function()
-  i = i + 1
-  local h = {{}}
-  for k, v in pairs(wrk.headers) do h[k] = v end
-  h["Mcp-Session-Id"] = sids[((first - 1) * 8 + i) % #sids + 1]
-  return wrk.format(nil, nil, h, bodies[i % #bodies + 1])
-end
-""", seconds, work)
-            out["audit_rows"] = int(subprocess.run(
-                ["sqlite3", db, "SELECT count(*) FROM hub_audit"], capture_output=True, text=True).stdout.strip() or 0) \
-                if shutil.which("sqlite3") else None
+            auth = {"Authorization": f"Bearer {token}"}
+            sids = [server.mcp_session(port, auth) for _ in range(server.CONNECTIONS)]
+            out = server.mcp_search(port, sids, auth, seconds, work)
+            c = sqlite3.connect(db)
+            try:
+                out["audit_rows"] = c.execute("SELECT count(*) FROM hub_audit").fetchone()[0]
+            finally:
+                c.close()
             out["seconds"] = seconds
             return out, None
         finally:

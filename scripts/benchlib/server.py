@@ -65,11 +65,11 @@ def lua_list(items):
     return "{" + ",".join(json.dumps(i) for i in items) + "}"
 
 
-def mcp_session(port):
-    """Initialize an MCP session over HTTP; returns its id."""
+def mcp_session(port, headers=None):
+    """Initialize an MCP session over HTTP, sending `headers` too; returns its id."""
     def post(body, sid=None):
         h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-             "Host": f"127.0.0.1:{port}"}
+             "Host": f"127.0.0.1:{port}", **(headers or {})}
         if sid:
             h["Mcp-Session-Id"] = sid
             h["MCP-Protocol-Version"] = "2025-11-25"
@@ -81,6 +81,36 @@ def mcp_session(port):
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
     post({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid)
     return sid
+
+
+def mcp_search(port, sids, headers, seconds, work):
+    """wrk's figures for `tools/call search` over `sids`, one session per connection as 16
+    clients would have (a session's requests are answered in order, so 16 connections on one
+    session would measure a queue), each request with `headers` too."""
+    calls = [json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                         "params": {"name": "search", "arguments": dict(q, project=PROJECT)}}) for q in QUERIES]
+    extra = "".join(f'wrk.headers["{k}"] = {json.dumps(v)}\n' for k, v in headers.items())
+    return wrk(f"http://127.0.0.1:{port}/mcp", f"""
+local bodies = {lua_list(calls)}
+local sids = {lua_list(sids)}
+local i = 0
+local n = 0
+setup = function(thread)
+  n = n + 1
+  thread:set("first", n)
+end
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json, text/event-stream"
+wrk.headers["MCP-Protocol-Version"] = "2025-11-25"
+{extra}request = function()
+  i = i + 1
+  local h = {{}}
+  for k, v in pairs(wrk.headers) do h[k] = v end
+  h["Mcp-Session-Id"] = sids[((first - 1) * 8 + i) % #sids + 1]
+  return wrk.format(nil, nil, h, bodies[i % #bodies + 1])
+end
+""", seconds, work)
 
 
 def count(data):
@@ -128,32 +158,7 @@ request = function()
   return wrk.format("GET", "/v1/memories?" .. q[i % #q + 1])
 end
 """, seconds, work)
-            # One session per connection, as 16 clients would have: a session's requests are
-            # answered in order, so 16 connections on one session would measure a queue.
-            sids = [mcp_session(port) for _ in range(CONNECTIONS)]
-            calls = [json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                                 "params": {"name": "search", "arguments": dict(q, project=PROJECT)}}) for q in QUERIES]
-            out["mcp"] = wrk(base + "/mcp", f"""
-local bodies = {lua_list(calls)}
-local sids = {lua_list(sids)}
-local i = 0
-local n = 0
-setup = function(thread)
-  n = n + 1
-  thread:set("first", n)
-end
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Accept"] = "application/json, text/event-stream"
-wrk.headers["MCP-Protocol-Version"] = "2025-11-25"
-request = function()
-  i = i + 1
-  local h = {{}}
-  for k, v in pairs(wrk.headers) do h[k] = v end
-  h["Mcp-Session-Id"] = sids[((first - 1) * 8 + i) % #sids + 1]
-  return wrk.format(nil, nil, h, bodies[i % #bodies + 1])
-end
-""", seconds, work)
+            out["mcp"] = mcp_search(port, [mcp_session(port) for _ in range(CONNECTIONS)], {}, seconds, work)
             # Events while hooks write the same store. Every text carries this run's mark and a
             # number, so the store itself says afterwards what it holds of this run and whether
             # anything was stored twice.

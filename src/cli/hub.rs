@@ -163,13 +163,7 @@ mod run {
                     port: s.port.unwrap_or(hub::DEFAULT_PORT),
                     tls: s.tls_cert.zip(s.tls_key),
                     behind_proxy: s.behind_proxy,
-                    allowed_origins: std::env::var("ALETHEIA_ALLOWED_ORIGINS")
-                        .unwrap_or_default()
-                        .split(',')
-                        .map(str::trim)
-                        .filter(|o| !o.is_empty())
-                        .map(str::to_owned)
-                        .collect(),
+                    allowed_origins: crate::cli::server::allowed_origins(),
                 };
                 hub::run(opts, crate::cli::default_project())
             }

@@ -34,13 +34,7 @@ pub fn run(args: ServerArgs) -> anyhow::Result<()> {
     };
     let api_key = api_key(std::env::var("ALETHEIA_API_KEY").ok().as_deref(), args.bind)
         .map_err(anyhow::Error::msg)?;
-    let allowed_origins = std::env::var("ALETHEIA_ALLOWED_ORIGINS")
-        .unwrap_or_default()
-        .split(',')
-        .map(str::trim)
-        .filter(|o| !o.is_empty())
-        .map(str::to_owned)
-        .collect();
+    let allowed_origins = allowed_origins();
     let opts = Options {
         bind: args.bind,
         port,
@@ -49,6 +43,17 @@ pub fn run(args: ServerArgs) -> anyhow::Result<()> {
         worker: !args.no_worker,
     };
     crate::server::run(opts, Paths::from_env(), super::default_project())
+}
+
+/// `ALETHEIA_ALLOWED_ORIGINS`: origins, comma separated, accepted besides the server's own.
+pub fn allowed_origins() -> Vec<String> {
+    std::env::var("ALETHEIA_ALLOWED_ORIGINS")
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// A build without the server: the arguments are still parsed (so a typo is still a typo), and

@@ -108,6 +108,16 @@ impl Guard {
         }
     }
 
+    /// The Host values to give rmcp's own check, which lets any Host through when the list is
+    /// empty: that, when any Host passes here.
+    pub fn mcp_hosts(&self) -> Vec<String> {
+        if self.any_host {
+            vec![]
+        } else {
+            self.hosts.clone()
+        }
+    }
+
     fn check(&self, req: &Request, peer: IpAddr, now: Instant) -> Result<(), Refusal> {
         let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
         let host = header(HOST).unwrap_or("");
@@ -172,6 +182,15 @@ impl Guard {
             );
         }
         Err(Refusal::NoKey { api })
+    }
+}
+
+/// The bearer token in an `Authorization` header, if that is what it holds (the hub's gate
+/// reads its tokens so).
+pub fn bearer(header: Option<&str>) -> Option<String> {
+    match presented(header) {
+        Presented::Bearer(token) => Some(token),
+        _ => None,
     }
 }
 

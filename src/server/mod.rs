@@ -76,12 +76,7 @@ pub fn app(
         .merge(dashboard::router(Arc::clone(&state)))
         .merge(mcp_http::router(
             Arc::clone(&state),
-            // rmcp lets any Host through when its list is empty.
-            if guard.any_host {
-                vec![]
-            } else {
-                guard.hosts.clone()
-            },
+            guard.mcp_hosts(),
             guard.origins.clone(),
             sessions,
             mcp_http::Callers::Local,

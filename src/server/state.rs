@@ -110,18 +110,8 @@ impl State {
                 "{e}; nothing is saved until the file named by ALETHEIA_REDACT_RULES is fixed (aletheia redact --check)."
             )));
         }
-        let permit = Arc::clone(&self.permits)
-            .acquire_owned()
-            .await
-            .map_err(|e| OpError::StoreUnavailable(format!("the server is stopping: {e}")))?;
-        let state = Arc::clone(self);
-        tokio::task::spawn_blocking(move || {
-            let out = state.run_blocking(caller, f);
-            drop(permit);
-            out
-        })
-        .await
-        .map_err(|e| OpError::StoreUnavailable(format!("the request failed: {e}")))?
+        self.on_pool(move |state| state.run_blocking(caller, f))
+            .await?
     }
 
     /// Run `f` with one of the pool's connections to the store itself, on the blocking pool:
@@ -131,20 +121,33 @@ impl State {
         R: Send + 'static,
         F: FnOnce(&mut Store) -> R + Send + 'static,
     {
+        self.on_pool(move |state| {
+            let mut store = state.take()?;
+            let out = f(&mut store);
+            state.give_back(store);
+            Ok(out)
+        })
+        .await?
+    }
+
+    /// Run `f` on tokio's blocking pool once a permit (a pooled connection's turn) is free.
+    async fn on_pool<R, F>(self: &Arc<Self>, f: F) -> Result<R, OpError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&State) -> R + Send + 'static,
+    {
         let permit = Arc::clone(&self.permits)
             .acquire_owned()
             .await
             .map_err(|e| OpError::StoreUnavailable(format!("the server is stopping: {e}")))?;
         let state = Arc::clone(self);
         tokio::task::spawn_blocking(move || {
-            let mut store = state.take()?;
-            let out = f(&mut store);
-            state.give_back(store);
+            let out = f(&state);
             drop(permit);
-            Ok(out)
+            out
         })
         .await
-        .map_err(|e| OpError::StoreUnavailable(format!("the request failed: {e}")))?
+        .map_err(|e| OpError::StoreUnavailable(format!("the request failed: {e}")))
     }
 
     /// [`State::run`] on the current thread, for the worker and tests.

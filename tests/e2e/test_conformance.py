@@ -7,12 +7,10 @@ import json
 import os
 import pathlib
 import re
-import subprocess
-import threading
 
 import pytest
 
-from conftest import run
+from conftest import run, serving
 
 VERSION = "0.1.16"
 INSTALL = f"npm i --no-audit --no-fund @modelcontextprotocol/conformance@{VERSION}"
@@ -41,33 +39,8 @@ def server(aletheia, home, server_env):
     """`aletheia server --port 0` on a temporary store; yields its base URL."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
     env.update(server_env, HOME=str(home))
-    proc = subprocess.Popen([aletheia, "server", "--port", "0", "--no-worker"], env=env, cwd=home / "shop",
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    found = threading.Event()
-    url = []
-    lines = []
-
-    # Keep reading stderr for as long as the server runs, so it never blocks on a full pipe.
-    def read():
-        for line in proc.stderr:
-            lines.append(line)
-            m = re.search(r"http://127\.0\.0\.1:\d+", line)
-            if m and not found.is_set():
-                url.append(m.group(0))
-                found.set()
-        found.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        assert found.wait(30) and url, "the server printed no address:\n" + "".join(lines)
-        yield url[0]
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with serving([aletheia, "server", "--port", "0", "--no-worker"], env, home / "shop") as url:
+        yield url
 
 
 def listed():

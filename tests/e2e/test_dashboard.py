@@ -21,7 +21,7 @@ import urllib.request
 
 import pytest
 
-from conftest import run
+from conftest import run, serving
 
 XSS = "<script>alert(1)</script>"
 CLOSE = "</aletheia-memory>"
@@ -84,31 +84,8 @@ def server(aletheia, home, server_env):
         env.pop(k, None)
     out = run([aletheia, "install", "claude-code", "--write"], env=env, cwd=home / "shop")
     assert out.returncode == 0, out.stderr
-    proc = subprocess.Popen([aletheia, "server", "--port", "0"], env=env, cwd=home / "shop",
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    found = threading.Event()
-    url, lines = [], []
-
-    def read():
-        for line in proc.stderr:
-            lines.append(line)
-            m = re.search(r"http://127\.0\.0\.1:\d+", line)
-            if m and not found.is_set():
-                url.append(m.group(0))
-                found.set()
-        found.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        assert found.wait(30) and url, "the server printed no address:\n" + "".join(lines)
-        yield url[0]
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with serving([aletheia, "server", "--port", "0"], env, home / "shop") as url:
+        yield url
 
 
 def api(base, method, path, body=None, headers=None):

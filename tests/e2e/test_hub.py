@@ -4,17 +4,15 @@ to its scope, and Claude Code connects through the very line `aletheia mcp-link 
 import asyncio
 import json
 import os
-import re
 import shlex
 import subprocess
-import threading
 
 import mcp
 import pytest
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from conftest import run
+from conftest import run, serving
 
 
 @pytest.fixture
@@ -23,30 +21,8 @@ def hub(aletheia, home):
     db = home / "team.db"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
     env.update(HOME=str(home), ALETHEIA_DATA_DIR=str(home / "data"))
-    proc = subprocess.Popen([aletheia, "hub", "--port", "0", "--hub-db", str(db)], env=env, cwd=home / "shop",
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    found, url, lines = threading.Event(), [], []
-
-    def read():
-        for line in proc.stderr:
-            lines.append(line)
-            m = re.search(r"http://127\.0\.0\.1:\d+", line)
-            if m and not found.is_set():
-                url.append(m.group(0))
-                found.set()
-        found.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        assert found.wait(30) and url, "the hub printed no address:\n" + "".join(lines)
-        yield url[0], db
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with serving([aletheia, "hub", "--port", "0", "--hub-db", str(db)], env, home / "shop") as url:
+        yield url, db
 
 
 def link(aletheia, db, scope, url, *extra):

@@ -41,11 +41,13 @@ impl Hub {
         }
     }
 
-    /// `aletheia <args>` against this hub's file; its JSON answer.
+    /// `aletheia <args>` against this hub's file (`ALETHEIA_HUB_DB`, for the commands that
+    /// store, the way a person at the hub would); its JSON answer.
     fn cli(&self, args: &[&str]) -> Value {
         let out = self
             .env
             .std_cmd()
+            .env("ALETHEIA_HUB_DB", Hub::db(&self.env))
             .arg("--json")
             .args(args)
             .output()
@@ -75,24 +77,6 @@ impl Hub {
             args.extend(["--projects", p]);
         }
         self.cli(&args)["token"].as_str().unwrap().to_owned()
-    }
-
-    /// Store something in the hub's file the way a person at the hub would, through the CLI.
-    fn seed(&self, args: &[&str]) -> Value {
-        let out = self
-            .env
-            .std_cmd()
-            .env("ALETHEIA_HUB_DB", Hub::db(&self.env))
-            .arg("--json")
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
     }
 
     fn session(&self, token: &str) -> Session<'_> {
@@ -216,20 +200,20 @@ struct Seeded {
 }
 
 fn seed(h: &Hub) -> Seeded {
-    let saved = h.seed(&[
+    let saved = h.cli(&[
         "save",
         "The shop ledger cache expires hourly.",
         "--project",
         "shop",
     ]);
     let memory = saved["id"].as_i64().unwrap_or_else(|| panic!("{saved}"));
-    h.seed(&[
+    h.cli(&[
         "save",
         "Billing closes the month on the 3rd.",
         "--project",
         "billing",
     ]);
-    let rule = h.seed(&[
+    let rule = h.cli(&[
         "rules",
         "add",
         "Run the shop ledger tests before you commit",

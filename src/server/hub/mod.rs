@@ -375,11 +375,7 @@ pub fn app(
     let gate = Arc::new(gate);
     super::mcp_http::router(
         Arc::clone(&state),
-        if guard.any_host {
-            vec![]
-        } else {
-            guard.hosts.clone()
-        },
+        guard.mcp_hosts(),
         guard.origins.clone(),
         sessions,
         super::mcp_http::Callers::Tokens,

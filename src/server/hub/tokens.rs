@@ -117,15 +117,11 @@ pub fn mint(
     Ok((id, format!("{PREFIX}{id}_{secret}")))
 }
 
-/// The live token `presented` (an `Authorization` header's value) names.
-pub fn verify(store: &Store, presented: Option<&str>, now: i64) -> Result<Token, Refused> {
-    // The scheme's name is case-insensitive (RFC 9110).
-    let raw = presented
-        .and_then(|h| h.trim().split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, t)| t.trim())
-        .ok_or(Refused::Missing)?;
+/// The live token an `Authorization` header's value names.
+pub fn verify(store: &Store, header: Option<&str>, now: i64) -> Result<Token, Refused> {
+    let raw = crate::server::guard::bearer(header).ok_or(Refused::Missing)?;
     let (id, secret) = raw
+        .as_str()
         .strip_prefix(PREFIX)
         .and_then(|rest| rest.split_once('_'))
         .and_then(|(id, secret)| Some((id.parse::<i64>().ok()?, secret)))
