@@ -22,5 +22,6 @@ pub mod server;
 pub mod spool;
 pub mod stall;
 pub mod store;
+pub mod sync;
 pub mod text;
 pub mod time;

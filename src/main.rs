@@ -41,6 +41,8 @@ enum Command {
     Server(cli::server::ServerArgs),
     /// Serve one store to several machines or a team over HTTP, each request with a token.
     Hub(cli::hub::HubArgs),
+    /// Push this store's new memories and changes to a hub, and pull what it has from others.
+    Sync(cli::sync::SyncArgs),
     /// The hub's tokens: create, list, revoke.
     #[command(name = "mcp-link", subcommand)]
     McpLink(cli::hub::LinkCommand),
@@ -141,6 +143,7 @@ fn main() -> ExitCode {
         Command::Server(a) => cli::server::run(a),
         Command::Hub(a) => cli::hub::hub(a, json),
         Command::McpLink(c) => cli::hub::link(c, json),
+        Command::Sync(a) => cli::sync::run(a, json),
         Command::Connect(a) => cli::connect::run(a, json),
         Command::Install(a) => cli::install::install(a, json),
         Command::Uninstall(a) => cli::install::uninstall(a, json),

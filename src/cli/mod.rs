@@ -29,6 +29,7 @@ pub mod rules;
 pub mod save;
 pub mod scrub;
 pub mod search;
+pub mod sync;
 pub mod server;
 pub mod timeline;
 

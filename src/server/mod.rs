@@ -22,6 +22,7 @@ mod parse_errors;
 pub mod rest;
 pub mod sessions;
 pub mod state;
+pub mod sync_worker;
 mod tls;
 pub mod worker;
 
@@ -158,6 +159,14 @@ async fn serve(
         }
         None => None,
     };
+    let sync_stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let syncer = {
+        let (paths, redactor, stop) = (paths.clone(), state.redactor(), Arc::clone(&sync_stop));
+        let every = crate::sync::settings::interval().map_err(anyhow::Error::msg)?;
+        std::thread::Builder::new()
+            .name("aletheia-sync".into())
+            .spawn(move || sync_worker::run(paths, redactor, every, stop))?
+    };
     let guard = guard::Guard::new(bound, opts.api_key.clone(), &opts.allowed_origins);
     eprintln!(
         "aletheia server: http://{bound} · extraction: {worker_line} · {semantic_line} · store {}",
@@ -184,6 +193,8 @@ async fn serve(
     if let Some(w) = worker {
         let _ = w.join();
     }
+    sync_stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let _ = syncer.join();
     eprintln!("aletheia server: stopped");
     Ok(())
 }

@@ -127,11 +127,13 @@ const TOKEN_COLUMNS: &str =
 impl Store {
     /// Open (and create or migrate) a hub's store at `path`, with the hub's own tables.
     pub fn open_hub(path: &Path, opts: OpenOptions) -> Result<Store, StoreError> {
-        let store = Store::open_path(path, opts)?;
+        let mut store = Store::open_path(path, opts)?;
         store
             .conn
             .execute_batch(HUB_SCHEMA)
             .map_err(|e| store.err(e))?;
+        // A hub keeps the sync state of the items it holds, and its own edits travel too.
+        store.enable_sync()?;
         Ok(store)
     }
 

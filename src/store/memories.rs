@@ -37,7 +37,16 @@ pub(crate) fn insert_tx(
     uid: Option<&str>,
     dismissed: bool,
 ) -> rusqlite::Result<Inserted> {
-    let m = m.get();
+    insert_fields(tx, m.get(), uid, dismissed)
+}
+
+/// [`insert_tx`] for fields the store already holds redacted: those of a redacted sync batch.
+pub(super) fn insert_fields(
+    tx: &Transaction<'_>,
+    m: &NewMemory,
+    uid: Option<&str>,
+    dismissed: bool,
+) -> rusqlite::Result<Inserted> {
     let hash = content_hash(&m.title, &m.text);
     let uid = match uid {
         Some(u) => u.to_owned(),

@@ -30,6 +30,7 @@ mod scrub;
 pub mod search;
 mod sql_numbers;
 pub mod state;
+pub mod sync;
 pub mod term_counts;
 pub mod usage;
 pub mod vectors;

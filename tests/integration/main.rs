@@ -29,6 +29,7 @@ mod faults;
 mod hook_fixtures;
 mod hook_hosts;
 mod hub;
+mod sync;
 mod install;
 mod mcp;
 mod model_fetch;

@@ -15,6 +15,7 @@
 mod admin;
 pub mod links;
 pub mod rate;
+mod sync;
 pub mod tokens;
 
 use super::error::ApiError;
@@ -380,7 +381,8 @@ pub fn app(
         sessions,
         super::mcp_http::Callers::Tokens,
     )
-    .merge(admin::router(state))
+    .merge(admin::router(Arc::clone(&state)))
+    .merge(sync::router(state))
     .layer(axum::extract::DefaultBodyLimit::max(super::BODY_LIMIT))
     .layer(axum::middleware::from_fn(super::body::read_whole))
     // Outside the body's reading: a request without a live token is answered from its headers.

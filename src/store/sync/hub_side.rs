@@ -1,0 +1,323 @@
+//! A hub's side of a sync: take a machine's push, settle versions that did not see each
+//! other, and serve what the hub gained after a machine's cursor, by the hub's own sequence.
+//!
+//! A pushed change whose base is what the hub holds (or that follows the hub's copy from the
+//! same machine) replaces it. Any other is concurrent: the later revision wins, the winner
+//! keeps the loser's tombstones (a dismissal, a disabled rule), and the loser is kept in
+//! `sync_conflicts`. The pusher is answered with the hub's version of every item it did not
+//! take as sent, so both sides end with the same content.
+
+use super::items::{self, Written};
+use super::machine::{held, stamp, store_at};
+use super::{clock, machine_id, meta, meta_int, save_clock, set_meta};
+use crate::redact::Redacted;
+use crate::store::{Store, StoreError};
+use crate::sync::hlc;
+use crate::sync::item::{Batch, Change, Item};
+use rusqlite::{Transaction, params};
+
+/// The next number in the hub's sequence.
+pub(super) fn next_seq(tx: &Transaction<'_>) -> rusqlite::Result<i64> {
+    tx.prepare_cached("SELECT coalesce(max(seq), 0) + 1 FROM sync_revs WHERE seq IS NOT NULL")?
+        .query_row([], |r| r.get(0))
+}
+
+/// What a push came to.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Received {
+    pub accepted: usize,
+    pub unchanged: usize,
+    /// Versions that did not see the hub's: settled, the loser kept.
+    pub conflicts: usize,
+    /// Items for a project the token may not touch.
+    pub refused: usize,
+    pub orphans: usize,
+    /// The hub's version of each item it did not take as sent.
+    #[serde(skip)]
+    pub current: Batch,
+}
+
+/// A kept losing version.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Conflict {
+    pub id: i64,
+    pub at: i64,
+    pub kind: String,
+    pub key: String,
+    pub winner_rev: String,
+    pub winner_origin: String,
+    pub loser_rev: String,
+    pub loser_origin: String,
+    /// The losing version, as it was.
+    pub loser: serde_json::Value,
+}
+
+/// Whether every project `item` names (or, for an episode, its memory's) passes `allowed`.
+fn allowed_item(
+    tx: &Transaction<'_>,
+    item: &Item,
+    allowed: &dyn Fn(&str) -> bool,
+) -> rusqlite::Result<bool> {
+    Ok(match item {
+        Item::Episode(e) => {
+            let project: Option<String> = rusqlite::OptionalExtension::optional(
+                tx.prepare_cached("SELECT project FROM memories WHERE uid = ?1")?
+                    .query_row([&e.memory_uid], |r| r.get(0)),
+            )?;
+            project.is_some_and(|p| allowed(&p))
+        }
+        // A rule for everywhere reaches every project.
+        Item::Rule(r) if r.scope_tier != "project" => allowed("\u{0}every project"),
+        _ => item.projects().iter().all(|p| allowed(p)),
+    })
+}
+
+/// The hub's current version of an item, as it travels.
+fn current(
+    tx: &Transaction<'_>,
+    kind: &str,
+    key: &str,
+    names: &mut items::Names,
+) -> rusqlite::Result<Option<Change>> {
+    let Some((rev, origin)) = held(tx, kind, key)? else {
+        return Ok(None);
+    };
+    Ok(items::read(tx, kind, key, names)?.map(|item| Change {
+        rev,
+        base: None,
+        origin,
+        item,
+    }))
+}
+
+/// Give every memory stored on the hub itself (over MCP) since the last call a revision and
+/// a sequence number, and stamp the hub's own edits, so machines pull them.
+fn absorb(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    stamp(tx, true)?;
+    let me = machine_id(tx)?;
+    let after = meta_int(tx, meta::ABSORBED_MEMORY)?;
+    let new: Vec<(i64, String, i64)> = tx
+        .prepare_cached(
+            "SELECT m.id, m.uid, m.created_at FROM memories m WHERE m.id > ?1
+               AND m.id NOT IN (SELECT memory_id FROM work_lists)
+               AND NOT EXISTS (SELECT 1 FROM sync_revs r WHERE r.kind = 'memory' AND r.key = m.uid)
+             ORDER BY m.id",
+        )?
+        .query_map([after], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    for (_, uid, created_at) in &new {
+        let seq = next_seq(tx)?;
+        tx.prepare_cached(
+            "INSERT INTO sync_revs (kind, key, rev, base, origin, pending, seq) VALUES ('memory', ?1, ?2, NULL, ?3, 0, ?4)",
+        )?
+        .execute(params![uid, hlc::first(*created_at, &me), me, seq])?;
+    }
+    let last: Option<i64> = tx.query_row("SELECT max(id) FROM memories", [], |r| r.get(0))?;
+    if let Some(last) = last.filter(|l| *l > after) {
+        set_meta(tx, meta::ABSORBED_MEMORY, &last.to_string())?;
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Take a machine's pushed batch. `allowed` says which of the hub's projects the pushing
+    /// token may write (a rule for every project asks for `"\0every project"`).
+    pub fn sync_receive(
+        &mut self,
+        batch: &Redacted<Batch>,
+        allowed: &dyn Fn(&str) -> bool,
+    ) -> Result<Received, StoreError> {
+        let batch = batch.get();
+        self.write(|tx| {
+            // The hub's own edits first, so a push that races one is settled against it.
+            absorb(tx)?;
+            let me = machine_id(tx)?;
+            let mut c = clock(tx)?;
+            let mut out = Received::default();
+            for change in &batch.changes {
+                c.observe(&change.rev);
+                let item = items::localise(tx, change.item.clone(), &batch.projects)?;
+                if !allowed_item(tx, &item, allowed)? {
+                    out.refused += 1;
+                    continue;
+                }
+                let kind = item.kind();
+                let key = items::key_of(&item);
+                let incoming = Change {
+                    item,
+                    ..change.clone()
+                };
+                let held = held(tx, kind, &key)?;
+                let settled = match held {
+                    None => Some(incoming),
+                    Some((rev, _)) if rev == change.rev => {
+                        out.unchanged += 1;
+                        None
+                    }
+                    Some((rev, origin))
+                        if change.base.as_deref() == Some(rev.as_str())
+                            || (origin == change.origin && rev < change.rev) =>
+                    {
+                        Some(incoming)
+                    }
+                    // An older revision of the hub's copy from the same machine: a resent
+                    // batch that a later push has already passed.
+                    Some((_, origin)) if origin == change.origin => {
+                        out.unchanged += 1;
+                        None
+                    }
+                    Some((rev, origin)) => {
+                        out.conflicts += 1;
+                        let mut names = items::Names::new();
+                        let Some(mine) = current(tx, kind, &key, &mut names)? else {
+                            continue;
+                        };
+                        // `current` reads identities; the item to compare is the local one.
+                        let mine = Change {
+                            item: items::localise(tx, mine.item, &names)?,
+                            ..mine
+                        };
+                        let (winner, loser) = if change.rev > rev {
+                            (incoming, mine)
+                        } else {
+                            (mine, incoming)
+                        };
+                        tx.prepare_cached(
+                            "INSERT INTO sync_conflicts (at, kind, key, winner_rev, winner_origin, loser_rev, loser_origin, loser)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                        )?
+                        .execute(params![
+                            crate::time::now_ms(),
+                            kind,
+                            key,
+                            winner.rev,
+                            winner.origin,
+                            loser.rev,
+                            loser.origin,
+                            serde_json::to_string(&loser.item).unwrap_or_default()
+                        ])?;
+                        let merged = winner.item.clone().with_tombstones_of(&loser.item);
+                        if merged != winner.item {
+                            let rev = c.tick(crate::time::now_ms(), &me);
+                            Some(Change {
+                                rev,
+                                base: None,
+                                origin: me.clone(),
+                                item: merged,
+                            })
+                        } else if winner.rev == rev && winner.origin == origin {
+                            None
+                        } else {
+                            Some(winner)
+                        }
+                    }
+                };
+                if let Some(settled) = settled {
+                    let taken_as_sent = settled.rev == change.rev;
+                    match store_at(tx, &settled, Some(next_seq(tx)?))? {
+                        Written::Stored if taken_as_sent => out.accepted += 1,
+                        Written::Stored => {}
+                        Written::Orphan => out.orphans += 1,
+                    }
+                }
+                if held_differs(tx, kind, &key, &change.rev)? {
+                    let mut names = items::Names::new();
+                    if let Some(now) = current(tx, kind, &key, &mut names)? {
+                        out.current.projects.extend(names);
+                        out.current.changes.push(now);
+                    }
+                }
+            }
+            save_clock(tx, c)?;
+            Ok(out)
+        })
+    }
+
+    /// Up to `limit` items the hub gained after `after` in its sequence, without those whose
+    /// revision came from `machine` (it has them) or that `allowed` refuses. Returns the batch,
+    /// the sequence number to continue after, and how many numbers are left past it.
+    pub fn sync_changes_since(
+        &mut self,
+        after: i64,
+        limit: usize,
+        machine: &str,
+        allowed: &dyn Fn(&str) -> bool,
+    ) -> Result<(Batch, i64, i64), StoreError> {
+        self.write(|tx| {
+            absorb(tx)?;
+            let rows: Vec<(String, String, String, String, i64)> = tx
+                .prepare_cached(
+                    "SELECT kind, key, rev, origin, seq FROM sync_revs WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+                )?
+                .query_map(
+                    params![after, crate::store::sql_numbers::sql_int(limit)],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                )?
+                .collect::<Result<_, _>>()?;
+            let mut batch = Batch::default();
+            let mut next = after;
+            for (kind, key, rev, origin, seq) in rows {
+                next = seq;
+                if origin == machine {
+                    continue;
+                }
+                let mut names = items::Names::new();
+                let Some(item) = items::read(tx, &kind, &key, &mut names)? else {
+                    continue;
+                };
+                let local = items::localise(tx, item.clone(), &names)?;
+                if !allowed_item(tx, &local, allowed)? {
+                    continue;
+                }
+                batch.projects.extend(names);
+                batch.changes.push(Change {
+                    rev,
+                    base: None,
+                    origin,
+                    item,
+                });
+            }
+            let left = tx.query_row(
+                "SELECT count(*) FROM sync_revs WHERE seq > ?1",
+                [next],
+                |r| r.get(0),
+            )?;
+            Ok((batch, next, left))
+        })
+    }
+
+    /// The kept losing versions, newest first.
+    pub fn sync_conflicts(&self, limit: usize) -> Result<Vec<Conflict>, StoreError> {
+        let run = || -> rusqlite::Result<Vec<Conflict>> {
+            self.conn
+                .prepare(
+                    "SELECT id, at, kind, key, winner_rev, winner_origin, loser_rev, loser_origin, loser
+                     FROM sync_conflicts ORDER BY id DESC LIMIT ?1",
+                )?
+                .query_map([crate::store::sql_numbers::sql_int(limit)], |r| {
+                    let loser: String = r.get(8)?;
+                    Ok(Conflict {
+                        id: r.get(0)?,
+                        at: r.get(1)?,
+                        kind: r.get(2)?,
+                        key: r.get(3)?,
+                        winner_rev: r.get(4)?,
+                        winner_origin: r.get(5)?,
+                        loser_rev: r.get(6)?,
+                        loser_origin: r.get(7)?,
+                        loser: serde_json::from_str(&loser).unwrap_or_default(),
+                    })
+                })?
+                .collect()
+        };
+        if !self.sync_enabled()? {
+            return Ok(Vec::new());
+        }
+        run().map_err(|e| self.err(e))
+    }
+}
+
+/// Whether the hub now holds `kind`/`key` at a revision other than `rev`.
+fn held_differs(tx: &Transaction<'_>, kind: &str, key: &str, rev: &str) -> rusqlite::Result<bool> {
+    Ok(held(tx, kind, key)?.is_some_and(|(held, _)| held != rev))
+}

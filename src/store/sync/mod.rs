@@ -1,0 +1,358 @@
+//! A store's sync state: which items changed here since they last travelled, the revision
+//! each item is at, the cursors of an interrupted sync, and how this store's project keys map
+//! to identities across machines.
+//!
+//! The tables and triggers are made by [`Store::enable_sync`] (by `aletheia sync setup`, the
+//! first sync, or a hub's open), never by a store that does not sync, so the hook, which
+//! parses the whole schema on every run, pays for them only where they are used. Triggers on
+//! the items that travel (memory edits, facts, rules, work lists, episodes) put each changed
+//! item in `sync_dirty` with the time of the change, so no write path, today's or a later
+//! one, can change an item without the next sync seeing it. New memories need no trigger:
+//! they are pushed by local id from a cursor, which keeps the hook's insert as it was.
+//!
+//! A machine ([`machine`]) stamps dirty items with revisions and pushes them; a hub
+//! ([`hub_side`]) takes pushes, settles concurrent versions, and serves what it gained by its
+//! own sequence number. Both write items through [`items`].
+
+mod hub_side;
+mod items;
+mod machine;
+
+pub use hub_side::{Conflict, Received};
+pub use machine::{Applied, Outgoing};
+
+use super::{Store, StoreError};
+use crate::sync::hlc::Clock;
+use rusqlite::{OptionalExtension, Transaction, params};
+
+/// The sync tables and triggers. `IF NOT EXISTS` throughout: run at each enabling.
+const SYNC_SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS sync_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_dirty (
+    kind TEXT    NOT NULL,
+    key  TEXT    NOT NULL,
+    at   INTEGER NOT NULL,
+    PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_revs (
+    kind    TEXT    NOT NULL,
+    key     TEXT    NOT NULL,
+    rev     TEXT    NOT NULL,
+    base    TEXT,
+    origin  TEXT    NOT NULL,
+    pending INTEGER NOT NULL DEFAULT 0,
+    seq     INTEGER,
+    PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sync_revs_pending ON sync_revs (kind, key) WHERE pending = 1;
+CREATE INDEX IF NOT EXISTS sync_revs_by_seq ON sync_revs (seq) WHERE seq IS NOT NULL;
+CREATE TABLE IF NOT EXISTS sync_fact_uids (
+    fact_id INTEGER PRIMARY KEY REFERENCES facts (id) ON DELETE CASCADE,
+    uid     TEXT    NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS sync_projects (
+    project  TEXT PRIMARY KEY,
+    identity TEXT NOT NULL UNIQUE
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_conflicts (
+    id            INTEGER PRIMARY KEY,
+    at            INTEGER NOT NULL,
+    kind          TEXT    NOT NULL,
+    key           TEXT    NOT NULL,
+    winner_rev    TEXT    NOT NULL,
+    winner_origin TEXT    NOT NULL,
+    loser_rev     TEXT    NOT NULL,
+    loser_origin  TEXT    NOT NULL,
+    loser         TEXT    NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS sync_memory_edited AFTER UPDATE OF title, text, files, pinned, dismissed ON memories
+WHEN new.id NOT IN (SELECT memory_id FROM work_lists) BEGIN
+    INSERT OR REPLACE INTO sync_dirty VALUES ('memory', new.uid, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+END;
+CREATE TRIGGER IF NOT EXISTS sync_fact_added AFTER INSERT ON facts BEGIN
+    INSERT OR IGNORE INTO sync_fact_uids VALUES (new.id, lower(hex(randomblob(16))));
+    INSERT OR REPLACE INTO sync_dirty SELECT 'fact', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
+        FROM sync_fact_uids WHERE fact_id = new.id;
+END;
+CREATE TRIGGER IF NOT EXISTS sync_fact_edited AFTER UPDATE ON facts BEGIN
+    INSERT OR REPLACE INTO sync_dirty SELECT 'fact', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
+        FROM sync_fact_uids WHERE fact_id = new.id;
+END;
+CREATE TRIGGER IF NOT EXISTS sync_rule_added AFTER INSERT ON rules BEGIN
+    INSERT OR REPLACE INTO sync_dirty VALUES ('rule', new.id, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+END;
+CREATE TRIGGER IF NOT EXISTS sync_rule_edited AFTER UPDATE ON rules BEGIN
+    INSERT OR REPLACE INTO sync_dirty VALUES ('rule', new.id, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+END;
+CREATE TRIGGER IF NOT EXISTS sync_list_added AFTER INSERT ON work_lists BEGIN
+    INSERT OR REPLACE INTO sync_dirty VALUES ('list', new.project || char(31) || new.name, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+END;
+CREATE TRIGGER IF NOT EXISTS sync_list_edited AFTER UPDATE ON work_lists BEGIN
+    INSERT OR REPLACE INTO sync_dirty VALUES ('list', new.project || char(31) || new.name, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+END;
+CREATE TRIGGER IF NOT EXISTS sync_episode_added AFTER INSERT ON episodes BEGIN
+    INSERT OR REPLACE INTO sync_dirty SELECT 'episode', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
+        FROM memories WHERE id = new.memory_id;
+END;
+CREATE TRIGGER IF NOT EXISTS sync_episode_edited AFTER UPDATE ON episodes BEGIN
+    INSERT OR REPLACE INTO sync_dirty SELECT 'episode', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
+        FROM memories WHERE id = new.memory_id;
+END;
+"#;
+
+/// Everything already stored when sync is first enabled, made dirty so the first sync sends it
+/// (memories go by their id cursor instead, from the first).
+const SEED_DIRTY: &str = r#"
+INSERT OR IGNORE INTO sync_fact_uids SELECT id, lower(hex(randomblob(16))) FROM facts;
+INSERT OR IGNORE INTO sync_dirty SELECT 'fact', uid, 0 FROM sync_fact_uids;
+INSERT OR IGNORE INTO sync_dirty SELECT 'rule', id, 0 FROM rules;
+INSERT OR IGNORE INTO sync_dirty SELECT 'list', project || char(31) || name, 0 FROM work_lists;
+INSERT OR IGNORE INTO sync_dirty SELECT 'episode', m.uid, 0 FROM episodes e JOIN memories m ON m.id = e.memory_id;
+"#;
+
+/// The separator of a work list's key, between its project and its name.
+pub(crate) const LIST_KEY_SEP: char = '\u{1f}';
+
+/// Keys of [`SYNC_SCHEMA`]'s `sync_meta`.
+mod meta {
+    /// This store's id among the machines of a hub.
+    pub const MACHINE: &str = "machine";
+    /// The hybrid logical clock ([`crate::sync::hlc::Clock`]).
+    pub const CLOCK: &str = "clock";
+    /// The last local memory id a hub acknowledged.
+    pub const PUSHED_MEMORY: &str = "pushed_memory";
+    /// The hub's sequence number this store has pulled up to.
+    pub const PULLED: &str = "pulled";
+    /// On a hub: the last memory id given a sequence number.
+    pub const ABSORBED_MEMORY: &str = "absorbed_memory";
+    /// The hub this store syncs with (`aletheia sync setup`).
+    pub const HUB_URL: &str = "hub_url";
+    /// When the last sync ended, and how.
+    pub const LAST_SYNC: &str = "last_sync";
+}
+
+pub(crate) fn get_meta(tx: &rusqlite::Connection, key: &str) -> rusqlite::Result<Option<String>> {
+    tx.prepare_cached("SELECT value FROM sync_meta WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
+        .optional()
+}
+
+pub(crate) fn set_meta(tx: &Transaction<'_>, key: &str, value: &str) -> rusqlite::Result<()> {
+    tx.prepare_cached("INSERT OR REPLACE INTO sync_meta (key, value) VALUES (?1, ?2)")?
+        .execute(params![key, value])?;
+    Ok(())
+}
+
+fn meta_int(tx: &rusqlite::Connection, key: &str) -> rusqlite::Result<i64> {
+    Ok(get_meta(tx, key)?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0))
+}
+
+/// The clock, read for a run of stamps and written back with [`save_clock`].
+fn clock(tx: &Transaction<'_>) -> rusqlite::Result<Clock> {
+    Ok(Clock::parse(&get_meta(tx, meta::CLOCK)?.unwrap_or_default()))
+}
+
+fn save_clock(tx: &Transaction<'_>, c: Clock) -> rusqlite::Result<()> {
+    set_meta(tx, meta::CLOCK, &c.stored())
+}
+
+/// This store's machine id.
+fn machine_id(tx: &rusqlite::Connection) -> rusqlite::Result<String> {
+    Ok(get_meta(tx, meta::MACHINE)?.unwrap_or_default())
+}
+
+/// Where a sync stands, for `aletheia sync status`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Status {
+    pub machine: String,
+    pub hub: Option<String>,
+    /// Memories stored here that no hub has acknowledged yet.
+    pub memories_to_push: i64,
+    /// Other changed items not yet pushed.
+    pub changes_to_push: i64,
+    /// The hub's sequence number pulled up to.
+    pub pulled_up_to: i64,
+    /// The last sync's end, as `aletheia sync` recorded it.
+    pub last_sync: Option<String>,
+    /// Local projects with the identity they travel under.
+    pub projects: Vec<(String, String)>,
+}
+
+impl Store {
+    /// Make the sync tables and triggers if they are not there, mark everything already
+    /// stored to travel on the first sync, and give this store a machine id. Returns it.
+    pub fn enable_sync(&mut self) -> Result<String, StoreError> {
+        let exists = self.sync_enabled()?;
+        self.write(|tx| {
+            if !exists {
+                tx.execute_batch(SYNC_SCHEMA)?;
+                tx.execute_batch(SEED_DIRTY)?;
+            }
+            let id = machine_id(tx)?;
+            if !id.is_empty() {
+                return Ok(id);
+            }
+            let id = uuid::Uuid::now_v7().simple().to_string();
+            set_meta(tx, meta::MACHINE, &id)?;
+            Ok(id)
+        })
+    }
+
+    /// Whether this store has been set up to sync.
+    pub fn sync_enabled(&self) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sync_meta'",
+                [],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Record the hub to sync with (the token is kept outside the store).
+    pub fn set_sync_hub(&mut self, url: &str) -> Result<(), StoreError> {
+        self.write(|tx| set_meta(tx, meta::HUB_URL, url))
+    }
+
+    /// Record how the last sync ended.
+    pub fn set_last_sync(&mut self, line: &str) -> Result<(), StoreError> {
+        self.write(|tx| set_meta(tx, meta::LAST_SYNC, line))
+    }
+
+    /// Tie a local project to its identity across machines, unless it already travels under
+    /// one; true when this recorded it. A project's first push ties it for good, so a
+    /// remote learned later does not split it in two on the hub.
+    pub fn note_project_identity(
+        &mut self,
+        project: &str,
+        identity: &str,
+    ) -> Result<bool, StoreError> {
+        if !self.sync_enabled()? {
+            return Ok(false);
+        }
+        self.write(|tx| {
+            Ok(tx.execute(
+                "INSERT OR IGNORE INTO sync_projects (project, identity) VALUES (?1, ?2)",
+                params![project, identity],
+            )? == 1)
+        })
+    }
+
+    /// Where sync stands on this store.
+    pub fn sync_status(&self) -> Result<Status, StoreError> {
+        let c = &self.conn;
+        let run = || -> rusqlite::Result<Status> {
+            let pushed = meta_int(c, meta::PUSHED_MEMORY)?;
+            let me = machine_id(c)?;
+            let memories_to_push = c.query_row(
+                "SELECT count(*) FROM memories m WHERE m.id > ?1
+                   AND m.id NOT IN (SELECT memory_id FROM work_lists)
+                   AND NOT EXISTS (SELECT 1 FROM sync_revs r WHERE r.kind = 'memory' AND r.key = m.uid)",
+                [pushed],
+                |r| r.get(0),
+            )?;
+            let changes_to_push = c.query_row(
+                "SELECT (SELECT count(*) FROM sync_dirty) + (SELECT count(*) FROM sync_revs WHERE pending = 1
+                   AND NOT EXISTS (SELECT 1 FROM sync_dirty d WHERE d.kind = sync_revs.kind AND d.key = sync_revs.key))",
+                [],
+                |r| r.get(0),
+            )?;
+            let projects = c
+                .prepare("SELECT project, identity FROM sync_projects ORDER BY project")?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            Ok(Status {
+                machine: me,
+                hub: get_meta(c, meta::HUB_URL)?,
+                memories_to_push,
+                changes_to_push,
+                pulled_up_to: meta_int(c, meta::PULLED)?,
+                last_sync: get_meta(c, meta::LAST_SYNC)?,
+                projects,
+            })
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// Projects with memories here that have no identity on record yet: they travel under
+    /// their folder-name key unless one is noted first.
+    pub fn projects_without_identity(&self) -> Result<Vec<String>, StoreError> {
+        let run = || -> rusqlite::Result<Vec<String>> {
+            self.conn
+                .prepare(
+                    "SELECT DISTINCT project FROM memories
+                     WHERE project NOT IN (SELECT project FROM sync_projects) ORDER BY project",
+                )?
+                .query_map([], |r| r.get(0))?
+                .collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+}
+
+/// The identity a local project travels under, tying it now if it has none.
+fn identity_of(tx: &Transaction<'_>, project: &str) -> rusqlite::Result<String> {
+    let found: Option<String> = tx
+        .prepare_cached("SELECT identity FROM sync_projects WHERE project = ?1")?
+        .query_row([project], |r| r.get(0))
+        .optional()?;
+    if let Some(identity) = found {
+        return Ok(identity);
+    }
+    // A key with no remote on record is its own identity; one already taken as another
+    // project's identity (a folder named like a remote) gets a suffix so it stays apart.
+    let mut identity = project.to_owned();
+    let mut n = 1;
+    while tx
+        .prepare_cached("SELECT 1 FROM sync_projects WHERE identity = ?1")?
+        .exists([&identity])?
+    {
+        n += 1;
+        identity = format!("{project}~{n}");
+    }
+    tx.prepare_cached("INSERT INTO sync_projects (project, identity) VALUES (?1, ?2)")?
+        .execute(params![project, identity])?;
+    Ok(identity)
+}
+
+/// The local project for an identity from elsewhere, named `name` there, tying them now if
+/// this store has not seen the identity. The same name here is the same project when it
+/// travels under that identity or, with no identity of its own yet, when the identity is that
+/// very folder name; otherwise the project is kept apart under its identity.
+fn project_for(tx: &Transaction<'_>, identity: &str, name: &str) -> rusqlite::Result<String> {
+    let found: Option<String> = tx
+        .prepare_cached("SELECT project FROM sync_projects WHERE identity = ?1")?
+        .query_row([identity], |r| r.get(0))
+        .optional()?;
+    if let Some(project) = found {
+        return Ok(project);
+    }
+    let taken = |p: &str| -> rusqlite::Result<bool> {
+        Ok(tx
+            .prepare_cached("SELECT 1 FROM sync_projects WHERE project = ?1")?
+            .exists([p])?
+            || (p != identity
+                && tx
+                    .prepare_cached("SELECT 1 FROM memories WHERE project = ?1 LIMIT 1")?
+                    .exists([p])?))
+    };
+    let mut project = if name.is_empty() { identity } else { name }.to_owned();
+    if taken(&project)? {
+        project = identity.to_owned();
+        let mut n = 1;
+        while taken(&project)? {
+            n += 1;
+            project = format!("{identity}~{n}");
+        }
+    }
+    tx.prepare_cached("INSERT OR REPLACE INTO sync_projects (project, identity) VALUES (?1, ?2)")?
+        .execute(params![project, identity])?;
+    Ok(project)
+}

@@ -1,0 +1,420 @@
+//! `aletheia sync` between machines and a hub, as a person runs it: the real binary for each
+//! machine (each with its own data folder) and for the hub on a loopback port. Both
+//! directions, a repeat that doubles nothing, a sync killed mid-push and mid-pull that
+//! resumes, a dismissal that sticks, a list changed on two machines, the hub's own redaction,
+//! project identity by git remote, and what a token may sync.
+
+#![cfg(feature = "server")]
+
+use crate::support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use support::Env;
+
+struct Hub {
+    env: Env,
+    child: Child,
+    url: String,
+}
+
+impl Hub {
+    fn start(extra_env: &[(&str, &str)]) -> Hub {
+        let env = Env::new();
+        std::fs::create_dir_all(env.data()).unwrap();
+        let mut cmd = env.std_cmd();
+        cmd.env("ALETHEIA_HUB_RATE", "100000");
+        for (k, v) in extra_env {
+            cmd.env(k, v);
+        }
+        cmd.args(["hub", "--port", "0", "--hub-db"]).arg(env.db());
+        let (child, port, _first, lines) = support::start_server(cmd);
+        std::thread::spawn(move || for _ in lines {});
+        Hub {
+            env,
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        }
+    }
+
+    fn token(&self, scope: &str, projects: Option<&str>) -> String {
+        let db = self.env.db();
+        let mut args = vec!["--json", "mcp-link", "create", "--hub-db", db.to_str().unwrap(), "--scope", scope];
+        if let Some(p) = projects {
+            args.extend(["--projects", p]);
+        }
+        let out = self.env.std_cmd().args(&args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["token"].as_str().unwrap().to_owned()
+    }
+
+    fn conn(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.env.db()).unwrap()
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One machine: its own data folder, a working directory, and the hub it syncs with.
+struct Machine {
+    env: Env,
+    cwd: PathBuf,
+}
+
+impl Machine {
+    fn new(hub: &Hub, token: &str) -> Machine {
+        let m = Machine {
+            env: Env::new(),
+            cwd: PathBuf::from("/home/dev/shop"),
+        };
+        m.ok(&["sync", "setup", "--hub", &hub.url, "--token", token]);
+        m
+    }
+
+    fn cmd(&self) -> std::process::Command {
+        let mut c = self.env.std_cmd();
+        c.env("ALETHEIA_CWD", &self.cwd);
+        c
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.cmd().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend(args);
+        serde_json::from_str(&self.ok(&all)).unwrap()
+    }
+
+    fn sync(&self) -> Value {
+        self.json(&["sync"])
+    }
+
+    fn save(&self, text: &str) {
+        self.ok(&["save", text]);
+    }
+
+    fn id_of(&self, text: &str) -> i64 {
+        self.env
+            .conn()
+            .query_row("SELECT id FROM memories WHERE text = ?1", [text], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// (uid, project, text, pinned, dismissed) of every memory but work-list ones, by uid.
+    fn content(&self) -> Vec<(String, String, String, bool, bool)> {
+        let c = self.env.conn();
+        let mut s = c
+            .prepare(
+                "SELECT uid, project, text, pinned, dismissed FROM memories
+                 WHERE id NOT IN (SELECT memory_id FROM work_lists) ORDER BY uid",
+            )
+            .unwrap();
+        s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    /// Texts and flags only: two machines may know one project by two names.
+    fn texts(&self) -> Vec<(String, String, bool, bool)> {
+        self.content()
+            .into_iter()
+            .map(|(uid, _, t, p, d)| (uid, t, p, d))
+            .collect()
+    }
+}
+
+fn stored(v: &Value) -> i64 {
+    v["pulled"]["stored"].as_i64().unwrap()
+}
+
+#[test]
+fn two_machines_sync_both_ways_and_a_second_round_changes_nothing() {
+    let hub = Hub::start(&[]);
+    let token = hub.token("sync", None);
+    let (a, b) = (Machine::new(&hub, &token), Machine::new(&hub, &token));
+    for i in 0..3 {
+        a.save(&format!("laptop note {i} about the billing retries"));
+    }
+    for i in 0..2 {
+        b.save(&format!("desktop note {i} about the deploy script"));
+    }
+    assert_eq!(a.sync()["pushed_memories"], 3);
+    let rb = b.sync();
+    assert_eq!((rb["pushed_memories"].as_i64(), stored(&rb)), (Some(2), 3));
+    assert_eq!(stored(&a.sync()), 2);
+    assert_eq!(a.content(), b.content());
+    assert_eq!(a.content().len(), 5);
+    // Again, both ways: nothing travels, nothing doubles.
+    for m in [&a, &b, &a] {
+        let r = m.sync();
+        assert_eq!((r["pushed_memories"].as_i64(), r["pushed_changes"].as_i64(), stored(&r)), (Some(0), Some(0), 0), "{r}");
+    }
+    assert_eq!(a.content(), b.content());
+    let on_hub: i64 = hub.conn().query_row("SELECT count(*) FROM memories", [], |r| r.get(0)).unwrap();
+    assert_eq!(on_hub, 5);
+    // What B found is searchable there.
+    assert!(b.ok(&["search", "billing retries"]).contains("laptop note 2"));
+    let status = b.json(&["sync", "status"]);
+    assert_eq!(status["memories_to_push"], 0);
+    assert!(status["last_sync"].as_str().unwrap().contains("ok"), "{status}");
+}
+
+/// Wait until `f` holds, or fail after ten seconds.
+fn wait_for(what: &str, f: impl Fn() -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !f() {
+        assert!(std::time::Instant::now() < until, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn count(db: &Path) -> i64 {
+    rusqlite::Connection::open(db)
+        .and_then(|c| c.query_row("SELECT count(*) FROM memories", [], |r| r.get(0)))
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_sync_killed_mid_push_and_mid_pull_resumes_and_ends_with_the_same_content() {
+    let hub = Hub::start(&[]);
+    let token = hub.token("sync", None);
+    let (a, b) = (Machine::new(&hub, &token), Machine::new(&hub, &token));
+    let lines: String = (0..60)
+        .map(|i| format!("{{\"project\":\"shop\",\"kind\":\"note\",\"title\":\"n{i}\",\"text\":\"imported note {i} on the cache layer\",\"tool\":\"cli\",\"created_at\":{}}}\n", 1_700_000_000_000_i64 + i))
+        .collect();
+    let mut import = a.cmd().args(["import", "-"]).stdin(std::process::Stdio::piped()).spawn().unwrap();
+    std::io::Write::write_all(import.stdin.as_mut().unwrap(), lines.as_bytes()).unwrap();
+    drop(import.stdin.take());
+    assert!(import.wait().unwrap().success());
+    assert_eq!(a.content().len(), 60);
+
+    // Five memories a batch, a pause after each (the debug build's stall): killed after some.
+    let slow = |m: &Machine| {
+        let mut c = m.cmd();
+        c.args(["sync"]).env("ALETHEIA_SYNC_BATCH", "5").env("ALETHEIA_TEST_STALL", "sync-batch:150");
+        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        c.spawn().unwrap()
+    };
+    let mut push = slow(&a);
+    wait_for("a few batches on the hub", || count(&hub.env.db()) >= 15);
+    push.kill().unwrap();
+    push.wait().unwrap();
+    let partial = count(&hub.env.db());
+    assert!((15..60).contains(&partial), "killed mid-push: {partial} on the hub");
+    let resumed = a.sync();
+    assert_eq!(resumed["pushed_memories"].as_i64().unwrap() + partial, 60, "{resumed}");
+    assert_eq!(count(&hub.env.db()), 60);
+
+    let mut pull = slow(&b);
+    wait_for("a few batches pulled", || count(&b.env.db()) >= 15);
+    pull.kill().unwrap();
+    pull.wait().unwrap();
+    let partial = count(&b.env.db());
+    assert!((15..60).contains(&partial), "killed mid-pull: {partial} here");
+    b.sync();
+    assert_eq!(a.content(), b.content());
+    assert_eq!(b.content().len(), 60);
+    assert_eq!(count(&hub.env.db()), 60);
+}
+
+#[test]
+fn a_dismissal_sticks_against_a_stale_copy_and_a_concurrent_edit() {
+    let hub = Hub::start(&[]);
+    let token = hub.token("sync", None);
+    let (a, b) = (Machine::new(&hub, &token), Machine::new(&hub, &token));
+    a.save("the staging database is at db-staging-2");
+    a.save("use pnpm, not npm, in the web folder");
+    a.sync();
+    b.sync();
+    // A dismisses one; B, not yet knowing, pins it a moment later (the later revision).
+    a.ok(&["dismiss", &a.id_of("the staging database is at db-staging-2").to_string()]);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    // (Pinning is the dashboard's and REST's; the same update on B's file.)
+    b.env
+        .conn()
+        .execute("UPDATE memories SET pinned = 1 WHERE id = ?1", [b.id_of("the staging database is at db-staging-2")])
+        .unwrap();
+    a.sync();
+    let r = b.sync();
+    assert_eq!(r["conflicts"], 1, "{r}");
+    a.sync();
+    for m in [&a, &b] {
+        let staging = m
+            .content()
+            .into_iter()
+            .find(|c| c.2.contains("db-staging-2"))
+            .unwrap();
+        assert!(staging.4, "dismissed everywhere: {staging:?}");
+        assert!(staging.3, "and the later edit's pin kept: {staging:?}");
+        assert!(!m.ok(&["search", "staging database"]).contains("db-staging-2"));
+    }
+    // Rounds more bring nothing back.
+    b.sync();
+    a.sync();
+    assert_eq!(a.texts(), b.texts());
+    assert!(a.texts().iter().any(|t| t.1.contains("db-staging-2") && t.3));
+}
+
+#[test]
+fn a_list_changed_on_two_machines_ends_the_same_and_the_loser_is_listed() {
+    let hub = Hub::start(&[]);
+    let token = hub.token("sync", None);
+    let (a, b) = (Machine::new(&hub, &token), Machine::new(&hub, &token));
+    let write = |m: &Machine, items: &str| {
+        let mut c = m.cmd();
+        c.args(["list", "write", "todo"]).stdin(std::process::Stdio::piped());
+        c.stdout(std::process::Stdio::null());
+        let mut child = c.spawn().unwrap();
+        std::io::Write::write_all(child.stdin.as_mut().unwrap(), items.as_bytes()).unwrap();
+        drop(child.stdin.take());
+        assert!(child.wait().unwrap().success());
+    };
+    write(&a, r#"["ship the fix"]"#);
+    a.sync();
+    b.sync();
+    assert!(b.ok(&["list", "read", "todo"]).contains("ship the fix"));
+    write(&a, r#"["from the laptop"]"#);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    write(&b, r#"["from the desktop"]"#);
+    a.sync();
+    assert_eq!(b.sync()["conflicts"], 1);
+    a.sync();
+    let (la, lb) = (a.ok(&["list", "read", "todo"]), b.ok(&["list", "read", "todo"]));
+    assert_eq!(la, lb);
+    assert!(la.contains("from the desktop"), "the later write wins: {la}");
+    let conflicts = a.json(&["sync", "conflicts"]);
+    let rows = conflicts.as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{conflicts}");
+    assert_eq!(rows[0]["kind"], "list");
+    assert_eq!(rows[0]["loser"]["items"][0], "from the laptop");
+    // Nothing more to settle.
+    assert_eq!(a.sync()["conflicts"], 0);
+    assert_eq!(b.sync()["conflicts"], 0);
+}
+
+#[test]
+fn the_hub_redacts_with_its_own_rules_what_a_machine_sends() {
+    let rules = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        rules.path(),
+        "[[rules]]\nid = \"acme-ticket-key\"\nregex = '''ACMEKEY-[0-9]{8}'''\nkeywords = [\"acmekey\"]\n",
+    )
+    .unwrap();
+    let hub = Hub::start(&[("ALETHEIA_REDACT_RULES", rules.path().to_str().unwrap())]);
+    let token = hub.token("sync", None);
+    let (a, b) = (Machine::new(&hub, &token), Machine::new(&hub, &token));
+    a.save("the vendor key is ACMEKEY-12345678 for now");
+    a.sync();
+    b.sync();
+    let texts: Vec<String> = hub
+        .conn()
+        .prepare("SELECT text FROM memories")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(texts.iter().all(|t| !t.contains("ACMEKEY-12345678")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("[redacted:acme-ticket-key]")), "{texts:?}");
+    assert!(support::files_holding(&hub.env.data(), b"ACMEKEY-12345678").is_empty());
+    let on_b = b.texts();
+    assert!(on_b.iter().all(|t| !t.1.contains("ACMEKEY-12345678")), "{on_b:?}");
+}
+
+/// A checkout at `dir` whose origin is `remote`.
+fn checkout(dir: &Path, remote: &str) {
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::write(
+        dir.join(".git/config"),
+        format!("[remote \"origin\"]\n\turl = {remote}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn one_repository_in_two_folders_is_one_project_and_two_repositories_with_one_name_are_two() {
+    let hub = Hub::start(&[]);
+    let token = hub.token("sync", None);
+    let code = tempfile::tempdir().unwrap();
+    let here = |sub: &str, remote: &str| {
+        let dir = code.path().join(sub);
+        checkout(&dir, remote);
+        dir
+    };
+    let mut a = Machine { env: Env::new(), cwd: here("a/shop-main", "git@github.com:acme/shop.git") };
+    let mut b = Machine { env: Env::new(), cwd: here("b/shop", "https://github.com/Acme/shop") };
+    let mut c = Machine { env: Env::new(), cwd: here("c/shop", "git@gitlab.com:someone-else/shop.git") };
+    for m in [&mut a, &mut b, &mut c] {
+        m.ok(&["sync", "setup", "--hub", &hub.url, "--token", &token]);
+    }
+    a.save("acme shop: the checkout page caches prices");
+    b.save("acme shop: the cart uses redis");
+    c.save("the other shop: a hobby project");
+    for m in [&a, &b, &c, &a, &b] {
+        m.sync();
+    }
+    let project_of = |m: &Machine, text: &str| {
+        m.content().into_iter().find(|x| x.2.contains(text)).unwrap().1
+    };
+    // On B, A's memory is in B's own project, beside B's.
+    assert_eq!(project_of(&b, "checkout page"), "shop");
+    assert_eq!(project_of(&b, "cart uses redis"), "shop");
+    // On A, B's is in A's.
+    assert_eq!(project_of(&a, "cart uses redis"), "shop-main");
+    // C's repository shares the folder name only: kept apart everywhere.
+    assert_ne!(project_of(&b, "hobby project"), "shop");
+    assert_ne!(project_of(&a, "hobby project"), "shop-main");
+    assert_eq!(project_of(&c, "hobby project"), "shop");
+    assert_ne!(project_of(&c, "cart uses redis"), "shop");
+    let hub_projects: Vec<String> = hub
+        .conn()
+        .prepare("SELECT DISTINCT project FROM memories ORDER BY project")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(hub_projects.len(), 2, "{hub_projects:?}");
+    let status = b.json(&["sync", "status"]);
+    assert!(status["projects"].to_string().contains("github.com/acme/shop"), "{status}");
+}
+
+#[test]
+fn a_token_syncs_only_its_projects_and_a_read_token_not_at_all() {
+    let hub = Hub::start(&[]);
+    let shop_only = hub.token("sync", Some("shop"));
+    let a = Machine::new(&hub, &hub.token("sync", None));
+    a.save("shop: the price job runs hourly");
+    a.ok(&["save", "--project", "billing", "billing: invoices close on the 1st"]);
+    a.sync();
+    let b = Machine::new(&hub, &shop_only);
+    b.ok(&["save", "--project", "billing", "billing from b: must stay here"]);
+    let r = b.sync();
+    assert_eq!(r["refused"], 1, "{r}");
+    let texts: Vec<String> = b.texts().into_iter().map(|t| t.1).collect();
+    assert!(texts.iter().any(|t| t.contains("price job")), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("invoices close")), "{texts:?}");
+    assert!(!hub.conn().query_row("SELECT count(*) FROM memories WHERE text LIKE '%must stay here%'", [], |r| r.get::<_, i64>(0)).map(|n| n > 0).unwrap());
+
+    let reader = Machine::new(&hub, &hub.token("read", None));
+    let out = reader.cmd().args(["sync"]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot sync") && err.contains("--scope sync"), "{err}");
+}
