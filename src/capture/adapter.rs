@@ -9,7 +9,7 @@ use crate::model::{Kind, MemoryType, NewMemory};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::PathBuf;
 
 include!(concat!(env!("OUT_DIR"), "/adapters.rs"));
 
@@ -94,6 +94,9 @@ pub struct Capture {
     pub memory: Option<NewMemory>,
     pub queue: bool,
     pub context: bool,
+    /// At a session start, the repository's identity across machines (its git remote), for
+    /// a store that syncs; read then only, as the session's first event.
+    pub identity: Option<String>,
 }
 
 impl Adapter {
@@ -101,10 +104,15 @@ impl Adapter {
     /// yields no text records nothing.
     pub fn capture(&self, spec: &EventSpec, payload: &Value, now_ms: i64) -> Capture {
         let cwd = template::first_string(payload, &self.cwd);
-        let project = match &cwd {
-            Some(dir) => crate::project::project_key(Path::new(dir)),
-            None => crate::project::project_key(&crate::config::working_dir()),
+        let dir = match &cwd {
+            Some(dir) => PathBuf::from(dir),
+            None => crate::config::working_dir(),
         };
+        let project = crate::project::project_key(&dir);
+        let identity = spec
+            .context
+            .then(|| crate::sync::remote::identity_of(&dir))
+            .flatten();
         let session_id = template::first_string(payload, &self.session);
         let memory = spec.kind.and_then(|kind| {
             let text = render(spec.text.as_deref()?, payload);
@@ -157,6 +165,7 @@ impl Adapter {
             session_id,
             memory,
             context: spec.context,
+            identity,
         }
     }
 

@@ -357,6 +357,14 @@ fn store_and_recall(
         )?;
     }
     crate::stall::at("written");
+    if let Some(identity) = &capture.identity {
+        let project = crate::project::stored_key(&capture.project, redactor);
+        let identity = crate::project::stored_key(identity, redactor);
+        // Only a store that syncs, and only once per project: a read otherwise.
+        if let Err(e) = store.note_project_identity(&project, &identity) {
+            say(&format!("aletheia: could not record this project's git remote: {e}"));
+        }
+    }
     if capture.context {
         crate::stall::at("context");
         let block = crate::recall::context::build(

@@ -418,3 +418,29 @@ fn a_token_syncs_only_its_projects_and_a_read_token_not_at_all() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot sync") && err.contains("--scope sync"), "{err}");
 }
+
+#[test]
+fn a_session_start_ties_its_project_to_the_git_remote_once_the_store_syncs() {
+    let hub = Hub::start(&[]);
+    let token = hub.token("sync", None);
+    let code = tempfile::tempdir().unwrap();
+    let dir = code.path().join("storefront");
+    checkout(&dir, "git@github.com:acme/storefront.git");
+    let start = |m: &Machine| {
+        let payload = serde_json::json!({
+            "session_id": "s1", "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"
+        });
+        m.env.hook("claude-code", "SessionStart", payload.to_string());
+    };
+    // A store that does not sync is left as it was.
+    let plain = Machine { env: Env::new(), cwd: PathBuf::from("/home/dev/elsewhere") };
+    plain.save("a note, so there is a store");
+    start(&plain);
+    let tables: i64 = plain.env.conn().query_row("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'sync_%'", [], |r| r.get(0)).unwrap();
+    assert_eq!(tables, 0);
+    let mut m = Machine::new(&hub, &token);
+    m.cwd = PathBuf::from("/home/dev/elsewhere");
+    start(&m);
+    let status = m.json(&["sync", "status"]);
+    assert_eq!(status["projects"], serde_json::json!([["storefront", "github.com/acme/storefront"]]), "{status}");
+}

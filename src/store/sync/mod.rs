@@ -237,6 +237,14 @@ impl Store {
         if !self.sync_enabled()? {
             return Ok(false);
         }
+        let tied = self
+            .conn
+            .prepare_cached("SELECT 1 FROM sync_projects WHERE project = ?1")
+            .and_then(|mut s| s.exists([project]))
+            .map_err(|e| self.err(e))?;
+        if tied {
+            return Ok(false);
+        }
         self.write(|tx| {
             Ok(tx.execute(
                 "INSERT OR IGNORE INTO sync_projects (project, identity) VALUES (?1, ?2)",
@@ -355,4 +363,121 @@ fn project_for(tx: &Transaction<'_>, identity: &str, name: &str) -> rusqlite::Re
     tx.prepare_cached("INSERT OR REPLACE INTO sync_projects (project, identity) VALUES (?1, ?2)")?
         .execute(params![project, identity])?;
     Ok(project)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::redact::{Redacted, Redactor};
+    use crate::store::OpenOptions;
+
+    fn open(dir: &std::path::Path, name: &str) -> Store {
+        Store::open_path(&dir.join(name), OpenOptions::INTERACTIVE).unwrap()
+    }
+
+    /// What `aletheia sync` does, without the HTTP in between.
+    fn sync(m: &mut Store, hub: &mut Store) {
+        let r = &Redactor::builtin();
+        let all = |_: &str| true;
+        let me = m.enable_sync().unwrap();
+        m.sync_stamp().unwrap();
+        loop {
+            let out = m.sync_memories_out(1000, usize::MAX).unwrap();
+            if out.batch.changes.is_empty() {
+                break;
+            }
+            let got = hub.sync_receive(&Redacted::new(out.batch.clone(), r), &all).unwrap();
+            m.sync_pushed(&out, &Redacted::new(got.current, r)).unwrap();
+        }
+        let mut after = None;
+        loop {
+            let out = m.sync_changes_out(after.as_ref(), 1000, usize::MAX).unwrap();
+            let Some(last) = out.last_key.clone() else { break };
+            after = Some(last);
+            let got = hub.sync_receive(&Redacted::new(out.batch.clone(), r), &all).unwrap();
+            m.sync_pushed(&out, &Redacted::new(got.current, r)).unwrap();
+        }
+        loop {
+            let cursor = m.sync_pulled_up_to().unwrap();
+            let (batch, next, left) = hub.sync_changes_since(cursor, 1000, &me, &all).unwrap();
+            m.sync_pulled(&Redacted::new(batch, r), next).unwrap();
+            if left == 0 {
+                break;
+            }
+        }
+    }
+
+    fn rule() -> crate::store::rules::NewRule {
+        crate::store::rules::NewRule {
+            when: "always".into(),
+            then: "run the linter before pushing".into(),
+            scope_tier: "everywhere".into(),
+            scope_name: String::new(),
+            source: "cli".into(),
+            evidence: serde_json::json!({}),
+        }
+    }
+
+    fn facts(s: &Store) -> Vec<(String, String, Option<i64>, bool)> {
+        s.conn
+            .prepare("SELECT subject, object, valid_to, dismissed FROM facts ORDER BY subject, object")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn facts_episodes_and_rules_travel_and_a_disabled_rule_stays_disabled() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut a, mut b) = (open(dir.path(), "a.db"), open(dir.path(), "b.db"));
+        let mut hub = Store::open_hub(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+        let r = &Redactor::builtin();
+        // Made before sync was enabled: the first sync sends them all the same.
+        let (id, _) = a.add_rule(&Redacted::new(rule(), r), 1_000).unwrap();
+        a.conn
+            .execute_batch(
+                "INSERT INTO memories (uid, project, kind, title, text, tool, created_at, content_hash)
+                     VALUES ('u-obs', 'shop', 'observation', 'ran tests', 'summary of the run', 'cli', 5, 'h1');
+                 INSERT INTO episodes (memory_id, title, text, replaced_at) VALUES (last_insert_rowid(), 'ran tests', 'the whole long output', 6);
+                 INSERT INTO facts (project, subject, predicate, object, valid_from, created_at) VALUES ('shop', 'db', 'is', 'postgres 15', 1, 1);
+                 INSERT INTO facts (project, subject, predicate, object, valid_from, valid_to, created_at) VALUES ('shop', 'db', 'is', 'mysql', 0, 1, 1);",
+            )
+            .unwrap();
+        sync(&mut a, &mut hub);
+        sync(&mut b, &mut hub);
+        assert_eq!(facts(&b), facts(&a));
+        assert_eq!(facts(&b).len(), 2);
+        let episode: String = b
+            .conn
+            .query_row("SELECT e.text FROM episodes e JOIN memories m ON m.id = e.memory_id WHERE m.uid = 'u-obs'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(episode, "the whole long output");
+        assert_eq!(b.all_rules(None).unwrap().len(), 1);
+
+        // A disables the rule; B, not knowing, confirms it later. The rule stays disabled.
+        a.set_rule_enabled(&id, false).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(3));
+        b.confirm_rule(&id, 9_000).unwrap();
+        sync(&mut a, &mut hub);
+        sync(&mut b, &mut hub);
+        sync(&mut a, &mut hub);
+        for s in [&a, &b] {
+            let rules = s.all_rules(None).unwrap();
+            assert_eq!((rules.len(), rules[0].1), (1, false), "disabled on both");
+            assert_eq!(rules[0].0.confirmed_at, 9_000, "the later edit kept otherwise");
+        }
+        assert_eq!(hub.sync_conflicts(10).unwrap().len(), 1);
+        // A fact dismissed on B reaches A; nothing is left to push on either side.
+        b.conn.execute("UPDATE facts SET dismissed = 1 WHERE object = 'mysql'", []).unwrap();
+        sync(&mut b, &mut hub);
+        sync(&mut a, &mut hub);
+        assert_eq!(facts(&a), facts(&b));
+        assert!(facts(&a).iter().any(|f| f.1 == "mysql" && f.3));
+        for s in [&a, &b] {
+            let st = s.sync_status().unwrap();
+            assert_eq!((st.memories_to_push, st.changes_to_push), (0, 0));
+        }
+    }
 }
