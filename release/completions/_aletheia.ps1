@@ -30,6 +30,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the MCP tools over stdio')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Serve the REST API, MCP over HTTP and the dashboard on a loopback port, with the worker')
             [CompletionResult]::new('hub', 'hub', [CompletionResultType]::ParameterValue, 'Serve one store to several machines or a team over HTTP, each request with a token')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Push this store''s new memories and changes to a hub, and pull what it has from others')
             [CompletionResult]::new('mcp-link', 'mcp-link', [CompletionResultType]::ParameterValue, 'The hub''s tokens: create, list, revoke')
             [CompletionResult]::new('connect', 'connect', [CompletionResultType]::ParameterValue, 'Show what `install` would write for a host (hooks and MCP entry); writes nothing')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Register the hooks and the MCP server with a host (with --write)')
@@ -115,6 +116,60 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;hub;help;help' {
+            break
+        }
+        'aletheia;sync' {
+            [CompletionResult]::new('--hub', '--hub', [CompletionResultType]::ParameterName, 'The hub''s address (http://host:7750 or https://...); default: the one `sync setup` saved')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'A sync token (`mcp-link create --scope sync`), `-` to read it from stdin; default: ALETHEIA_SYNC_TOKEN, else the one `sync setup` saved')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('setup', 'setup', [CompletionResultType]::ParameterValue, 'Remember the hub and its token, so `aletheia sync` and the server''s worker need no flags')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'What is waiting to be pushed, how far this store has pulled, and the last sync')
+            [CompletionResult]::new('conflicts', 'conflicts', [CompletionResultType]::ParameterValue, 'The versions the hub kept when two machines changed the same item between syncs')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;sync;setup' {
+            [CompletionResult]::new('--hub', '--hub', [CompletionResultType]::ParameterName, 'The hub''s address (http://host:7750 or https://...); default: the one `sync setup` saved')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'A sync token (`mcp-link create --scope sync`), `-` to read it from stdin; default: ALETHEIA_SYNC_TOKEN, else the one `sync setup` saved')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;sync;status' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;sync;conflicts' {
+            [CompletionResult]::new('--hub', '--hub', [CompletionResultType]::ParameterName, 'The hub''s address (http://host:7750 or https://...); default: the one `sync setup` saved')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'A sync token (`mcp-link create --scope sync`), `-` to read it from stdin; default: ALETHEIA_SYNC_TOKEN, else the one `sync setup` saved')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many, newest first')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;sync;help' {
+            [CompletionResult]::new('setup', 'setup', [CompletionResultType]::ParameterValue, 'Remember the hub and its token, so `aletheia sync` and the server''s worker need no flags')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'What is waiting to be pushed, how far this store has pulled, and the last sync')
+            [CompletionResult]::new('conflicts', 'conflicts', [CompletionResultType]::ParameterValue, 'The versions the hub kept when two machines changed the same item between syncs')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aletheia;sync;help;setup' {
+            break
+        }
+        'aletheia;sync;help;status' {
+            break
+        }
+        'aletheia;sync;help;conflicts' {
+            break
+        }
+        'aletheia;sync;help;help' {
             break
         }
         'aletheia;mcp-link' {
@@ -544,6 +599,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the MCP tools over stdio')
             [CompletionResult]::new('server', 'server', [CompletionResultType]::ParameterValue, 'Serve the REST API, MCP over HTTP and the dashboard on a loopback port, with the worker')
             [CompletionResult]::new('hub', 'hub', [CompletionResultType]::ParameterValue, 'Serve one store to several machines or a team over HTTP, each request with a token')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Push this store''s new memories and changes to a hub, and pull what it has from others')
             [CompletionResult]::new('mcp-link', 'mcp-link', [CompletionResultType]::ParameterValue, 'The hub''s tokens: create, list, revoke')
             [CompletionResult]::new('connect', 'connect', [CompletionResultType]::ParameterValue, 'Show what `install` would write for a host (hooks and MCP entry); writes nothing')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Register the hooks and the MCP server with a host (with --write)')
@@ -589,6 +645,21 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;help;hub;audit' {
+            break
+        }
+        'aletheia;help;sync' {
+            [CompletionResult]::new('setup', 'setup', [CompletionResultType]::ParameterValue, 'Remember the hub and its token, so `aletheia sync` and the server''s worker need no flags')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'What is waiting to be pushed, how far this store has pulled, and the last sync')
+            [CompletionResult]::new('conflicts', 'conflicts', [CompletionResultType]::ParameterValue, 'The versions the hub kept when two machines changed the same item between syncs')
+            break
+        }
+        'aletheia;help;sync;setup' {
+            break
+        }
+        'aletheia;help;sync;status' {
+            break
+        }
+        'aletheia;help;sync;conflicts' {
             break
         }
         'aletheia;help;mcp-link' {

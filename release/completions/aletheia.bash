@@ -109,6 +109,9 @@ _aletheia() {
             aletheia,server)
                 cmd="aletheia__subcmd__server"
                 ;;
+            aletheia,sync)
+                cmd="aletheia__subcmd__sync"
+                ;;
             aletheia,timeline)
                 cmd="aletheia__subcmd__timeline"
                 ;;
@@ -208,6 +211,9 @@ _aletheia() {
             aletheia__subcmd__help,server)
                 cmd="aletheia__subcmd__help__subcmd__server"
                 ;;
+            aletheia__subcmd__help,sync)
+                cmd="aletheia__subcmd__help__subcmd__sync"
+                ;;
             aletheia__subcmd__help,timeline)
                 cmd="aletheia__subcmd__help__subcmd__timeline"
                 ;;
@@ -255,6 +261,15 @@ _aletheia() {
                 ;;
             aletheia__subcmd__help__subcmd__rules,sync)
                 cmd="aletheia__subcmd__help__subcmd__rules__subcmd__sync"
+                ;;
+            aletheia__subcmd__help__subcmd__sync,conflicts)
+                cmd="aletheia__subcmd__help__subcmd__sync__subcmd__conflicts"
+                ;;
+            aletheia__subcmd__help__subcmd__sync,setup)
+                cmd="aletheia__subcmd__help__subcmd__sync__subcmd__setup"
+                ;;
+            aletheia__subcmd__help__subcmd__sync,status)
+                cmd="aletheia__subcmd__help__subcmd__sync__subcmd__status"
                 ;;
             aletheia__subcmd__hub,audit)
                 cmd="aletheia__subcmd__hub__subcmd__audit"
@@ -376,6 +391,30 @@ _aletheia() {
             aletheia__subcmd__rules__subcmd__help,sync)
                 cmd="aletheia__subcmd__rules__subcmd__help__subcmd__sync"
                 ;;
+            aletheia__subcmd__sync,conflicts)
+                cmd="aletheia__subcmd__sync__subcmd__conflicts"
+                ;;
+            aletheia__subcmd__sync,help)
+                cmd="aletheia__subcmd__sync__subcmd__help"
+                ;;
+            aletheia__subcmd__sync,setup)
+                cmd="aletheia__subcmd__sync__subcmd__setup"
+                ;;
+            aletheia__subcmd__sync,status)
+                cmd="aletheia__subcmd__sync__subcmd__status"
+                ;;
+            aletheia__subcmd__sync__subcmd__help,conflicts)
+                cmd="aletheia__subcmd__sync__subcmd__help__subcmd__conflicts"
+                ;;
+            aletheia__subcmd__sync__subcmd__help,help)
+                cmd="aletheia__subcmd__sync__subcmd__help__subcmd__help"
+                ;;
+            aletheia__subcmd__sync__subcmd__help,setup)
+                cmd="aletheia__subcmd__sync__subcmd__help__subcmd__setup"
+                ;;
+            aletheia__subcmd__sync__subcmd__help,status)
+                cmd="aletheia__subcmd__sync__subcmd__help__subcmd__status"
+                ;;
             *)
                 ;;
         esac
@@ -383,7 +422,7 @@ _aletheia() {
 
     case "${cmd}" in
         aletheia)
-            opts="-h -V --json --help --version hook mcp server hub mcp-link connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="-h -V --json --help --version hook mcp server hub sync mcp-link connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -611,7 +650,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help)
-            opts="hook mcp server hub mcp-link connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="hook mcp server hub sync mcp-link connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1243,6 +1282,62 @@ _aletheia() {
         aletheia__subcmd__help__subcmd__server)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__sync)
+            opts="setup status conflicts"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__sync__subcmd__conflicts)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__sync__subcmd__setup)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__sync__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2285,6 +2380,160 @@ _aletheia() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__sync)
+            opts="-h --hub --token --json --help setup status conflicts help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hub)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__sync__subcmd__conflicts)
+            opts="-h --hub --token --limit --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hub)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__sync__subcmd__help)
+            opts="setup status conflicts help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__sync__subcmd__help__subcmd__conflicts)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__sync__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__sync__subcmd__help__subcmd__setup)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__sync__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__sync__subcmd__setup)
+            opts="-h --hub --token --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hub)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__sync__subcmd__status)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

@@ -111,6 +111,18 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "Requests each hub token may make per minute (default 60); past it the hub answers 429 with Retry-After.",
     ),
     (
+        "ALETHEIA_SYNC_TOKEN",
+        "The token aletheia sync uses when --token gives none (else the one sync setup saved).",
+    ),
+    (
+        "ALETHEIA_SYNC_BATCH",
+        "Items in one sync batch, 1 to 10000 (default 1000).",
+    ),
+    (
+        "ALETHEIA_SYNC_INTERVAL",
+        "Seconds between the server's syncs once sync setup has run (default 300).",
+    ),
+    (
         "ALETHEIA_HOOK_PHASES",
         "When set, the hook prints the time each of its steps took as one line on stderr.",
     ),
@@ -149,6 +161,10 @@ const FILES: &[(&str, &str)] = &[
     (
         "hub.db",
         "The store: memories, facts, rules, lists and jobs (SQLite).",
+    ),
+    (
+        "sync-token",
+        "The hub token aletheia sync setup saved, readable by its owner alone.",
     ),
     (
         "spool/hook-spool.jsonl",
