@@ -100,6 +100,13 @@ impl Operation for Search {
         if query.is_none() && file.is_none() {
             return Err(OpError::InvalidArgument("query is required.".into()));
         }
+        // A caller limited to several projects that names none searches all of them.
+        let each = match &ctx.caller.projects {
+            Some(list) if list.len() > 1 && policy::optional(self.project.clone()).is_none() => {
+                Some(list.clone())
+            }
+            _ => None,
+        };
         let offset = self.offset.unwrap_or(0);
         if offset < 0 {
             return Err(OpError::InvalidArgument("offset must be 0 or more.".into()));
@@ -132,11 +139,71 @@ impl Operation for Search {
             order: self.order.unwrap_or_default(),
             raw: self.raw,
         };
-        Ok(match ctx.semantic {
-            Some(semantic) => search::hybrid(ctx.store, &q, semantic)?,
-            None => search::search(ctx.store, &q)?,
-        })
+        match each {
+            Some(projects) => across(ctx, &q, &projects),
+            None => one_search(ctx, &q),
+        }
     }
+}
+
+fn one_search(ctx: &Context<'_>, q: &search::SearchQuery) -> Result<search::SearchResult, OpError> {
+    Ok(match ctx.semantic {
+        Some(semantic) => search::hybrid(ctx.store, q, semantic)?,
+        None => search::search(ctx.store, q)?,
+    })
+}
+
+/// The facts a search lists before its hits, at most.
+const SEARCH_FACTS: usize = 5;
+
+/// One search over each of `projects`, merged: by score for relevance, by date otherwise, then
+/// by id. Each search is asked for everything up to the page's end, so the page holds the best
+/// of every project. (The store's filter takes one project; a caller limited to several is
+/// the hub's, and a handful of searches costs it less than a second filter in every engine.)
+fn across(
+    ctx: &Context<'_>,
+    q: &search::SearchQuery,
+    projects: &[String],
+) -> Result<search::SearchResult, OpError> {
+    let mut facts: Vec<crate::model::Fact> = Vec::new();
+    let mut hits = Vec::new();
+    for p in projects {
+        let each = search::SearchQuery {
+            project: Some(p.clone()),
+            offset: 0,
+            limit: q.offset + q.limit,
+            ..q.clone()
+        };
+        let found = one_search(ctx, &each)?;
+        for f in found.facts {
+            if !facts.iter().any(|g| g.id == f.id) {
+                facts.push(f);
+            }
+        }
+        hits.extend(found.hits);
+    }
+    match q.order {
+        search::Order::Relevance => hits.sort_by(|a, b| {
+            b.score.total_cmp(&a.score).then(a.memory.id.cmp(&b.memory.id))
+        }),
+        search::Order::DateDesc => hits.sort_by(|a, b| {
+            (b.memory.created_at, b.memory.id).cmp(&(a.memory.created_at, a.memory.id))
+        }),
+        search::Order::DateAsc => hits.sort_by_key(|h| (h.memory.created_at, h.memory.id)),
+    }
+    let hits: Vec<_> = hits.into_iter().skip(q.offset).take(q.limit).collect();
+    if q.offset > 0 {
+        facts.clear();
+    }
+    facts.truncate(SEARCH_FACTS);
+    let reason = (hits.is_empty() && facts.is_empty()).then(|| {
+        format!("No matches in this token's projects ({}).", projects.join(", "))
+    });
+    Ok(search::SearchResult {
+        facts,
+        hits,
+        reason,
+    })
 }
 
 /// `timeline`: the memories before and after one memory.

@@ -26,6 +26,10 @@ use crate::sync::hlc::Clock;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 /// The sync tables and triggers. `IF NOT EXISTS` throughout: run at each enabling.
+///
+/// A trigger's `INSERT OR REPLACE` takes the conflict policy of the statement that fired it
+/// (an upsert's is ABORT), so each trigger deletes the item's dirty row before inserting it
+/// rather than leaning on a conflict clause.
 const SYNC_SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS sync_meta (
     key   TEXT PRIMARY KEY,
@@ -70,35 +74,44 @@ CREATE TABLE IF NOT EXISTS sync_conflicts (
 );
 CREATE TRIGGER IF NOT EXISTS sync_memory_edited AFTER UPDATE OF title, text, files, pinned, dismissed ON memories
 WHEN new.id NOT IN (SELECT memory_id FROM work_lists) BEGIN
-    INSERT OR REPLACE INTO sync_dirty VALUES ('memory', new.uid, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+    DELETE FROM sync_dirty WHERE kind = 'memory' AND key = new.uid;
+    INSERT INTO sync_dirty VALUES ('memory', new.uid, CAST(unixepoch('subsec') * 1000 AS INTEGER));
 END;
 CREATE TRIGGER IF NOT EXISTS sync_fact_added AFTER INSERT ON facts BEGIN
-    INSERT OR IGNORE INTO sync_fact_uids VALUES (new.id, lower(hex(randomblob(16))));
-    INSERT OR REPLACE INTO sync_dirty SELECT 'fact', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
+    INSERT INTO sync_fact_uids VALUES (new.id, lower(hex(randomblob(16))));
+    DELETE FROM sync_dirty WHERE kind = 'fact' AND key IN (SELECT uid FROM sync_fact_uids WHERE fact_id = new.id);
+    INSERT INTO sync_dirty SELECT 'fact', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
         FROM sync_fact_uids WHERE fact_id = new.id;
 END;
 CREATE TRIGGER IF NOT EXISTS sync_fact_edited AFTER UPDATE ON facts BEGIN
-    INSERT OR REPLACE INTO sync_dirty SELECT 'fact', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
+    DELETE FROM sync_dirty WHERE kind = 'fact' AND key IN (SELECT uid FROM sync_fact_uids WHERE fact_id = new.id);
+    INSERT INTO sync_dirty SELECT 'fact', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
         FROM sync_fact_uids WHERE fact_id = new.id;
 END;
 CREATE TRIGGER IF NOT EXISTS sync_rule_added AFTER INSERT ON rules BEGIN
-    INSERT OR REPLACE INTO sync_dirty VALUES ('rule', new.id, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+    DELETE FROM sync_dirty WHERE kind = 'rule' AND key = new.id;
+    INSERT INTO sync_dirty VALUES ('rule', new.id, CAST(unixepoch('subsec') * 1000 AS INTEGER));
 END;
 CREATE TRIGGER IF NOT EXISTS sync_rule_edited AFTER UPDATE ON rules BEGIN
-    INSERT OR REPLACE INTO sync_dirty VALUES ('rule', new.id, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+    DELETE FROM sync_dirty WHERE kind = 'rule' AND key = new.id;
+    INSERT INTO sync_dirty VALUES ('rule', new.id, CAST(unixepoch('subsec') * 1000 AS INTEGER));
 END;
 CREATE TRIGGER IF NOT EXISTS sync_list_added AFTER INSERT ON work_lists BEGIN
-    INSERT OR REPLACE INTO sync_dirty VALUES ('list', new.project || char(31) || new.name, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+    DELETE FROM sync_dirty WHERE kind = 'list' AND key = new.project || char(31) || new.name;
+    INSERT INTO sync_dirty VALUES ('list', new.project || char(31) || new.name, CAST(unixepoch('subsec') * 1000 AS INTEGER));
 END;
 CREATE TRIGGER IF NOT EXISTS sync_list_edited AFTER UPDATE ON work_lists BEGIN
-    INSERT OR REPLACE INTO sync_dirty VALUES ('list', new.project || char(31) || new.name, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+    DELETE FROM sync_dirty WHERE kind = 'list' AND key = new.project || char(31) || new.name;
+    INSERT INTO sync_dirty VALUES ('list', new.project || char(31) || new.name, CAST(unixepoch('subsec') * 1000 AS INTEGER));
 END;
 CREATE TRIGGER IF NOT EXISTS sync_episode_added AFTER INSERT ON episodes BEGIN
-    INSERT OR REPLACE INTO sync_dirty SELECT 'episode', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
+    DELETE FROM sync_dirty WHERE kind = 'episode' AND key IN (SELECT uid FROM memories WHERE id = new.memory_id);
+    INSERT INTO sync_dirty SELECT 'episode', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
         FROM memories WHERE id = new.memory_id;
 END;
 CREATE TRIGGER IF NOT EXISTS sync_episode_edited AFTER UPDATE ON episodes BEGIN
-    INSERT OR REPLACE INTO sync_dirty SELECT 'episode', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
+    DELETE FROM sync_dirty WHERE kind = 'episode' AND key IN (SELECT uid FROM memories WHERE id = new.memory_id);
+    INSERT INTO sync_dirty SELECT 'episode', uid, CAST(unixepoch('subsec') * 1000 AS INTEGER)
         FROM memories WHERE id = new.memory_id;
 END;
 "#;
@@ -426,6 +439,39 @@ mod tests {
             .unwrap()
             .map(Result::unwrap)
             .collect()
+    }
+
+    #[test]
+    fn an_item_changed_again_before_a_sync_is_one_change_and_no_write_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = open(dir.path(), "a.db");
+        a.enable_sync().unwrap();
+        let r = &Redactor::builtin();
+        let list = |items| {
+            Redacted::new(
+                crate::store::state::NewList {
+                    project: "shop".into(),
+                    name: "todo".into(),
+                    items,
+                },
+                r,
+            )
+        };
+        // Each statement below fires a trigger over a dirty row the one before left; an
+        // upsert's conflict policy would turn a trigger's `OR REPLACE` into a failure.
+        a.write_list(&list(serde_json::json!(["one"])), "cli", 1).unwrap();
+        a.write_list(&list(serde_json::json!(["two"])), "cli", 2).unwrap();
+        let (id, _) = a.add_rule(&Redacted::new(rule(), r), 1).unwrap();
+        a.confirm_rule(&id, 2).unwrap();
+        a.set_rule_enabled(&id, false).unwrap();
+        a.conn
+            .execute_batch(
+                "INSERT INTO facts (project, subject, predicate, object, valid_from, created_at) VALUES ('shop', 'db', 'is', 'pg', 1, 1);
+                 UPDATE facts SET confidence = 0.9; UPDATE facts SET dismissed = 1;",
+            )
+            .unwrap();
+        assert_eq!(a.sync_stamp().unwrap(), 3, "the list, the rule, the fact");
+        assert_eq!(a.sync_stamp().unwrap(), 0);
     }
 
     #[test]
