@@ -36,7 +36,8 @@ pub mod usage;
 pub mod vectors;
 
 pub use contract::{
-    Facts, JobWrites, Jobs, Lists, Memories, Rules, SearchIndex, Storage, Upkeep, Vectors,
+    Facts, HubStorage, HubTokens, JobWrites, Jobs, Lists, Memories, Rules, SearchIndex, Storage,
+    SyncHub, Upkeep, Vectors,
 };
 pub use events::Record;
 use memories::{COLUMNS, from_row};

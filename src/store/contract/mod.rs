@@ -49,10 +49,16 @@
 //!
 //! # Audit and sync state
 //!
-//! The audit trail is written, never read, today: dismissals, restores and review decisions
-//! carry a [`Redacted<AuditEntry>`] and the engine records it in the same transaction as the
-//! change it explains. Reading the trail, and the state a hub keeps to sync with its members,
-//! are added with the hub; no part names them before something uses them.
+//! The audit trail of a machine is written, never read: dismissals, restores and review
+//! decisions carry a [`Redacted<AuditEntry>`] and the engine records it in the same
+//! transaction as the change it explains.
+//!
+//! A hub's store is the one a second engine stands behind first, so what only a hub keeps has
+//! parts of its own, outside [`Storage`]: [`HubTokens`] (tokens as hashes, and the audit of
+//! every call made with them) and [`SyncHub`] (taking a machine's push, settling concurrent
+//! versions with the loser kept, serving what the hub gained by its own sequence).
+//! [`HubStorage`] is all of it. A machine's own side of sync (stamping, cursors, batches out)
+//! stays on the SQLite store: a machine's store is always the local file the hook writes.
 
 pub(in crate::store) mod sqlite;
 #[cfg(test)]
@@ -69,7 +75,10 @@ use super::state::{AuditEntry, ItemType, NewList};
 use super::term_counts::TermCounts;
 use super::usage::Usage;
 use super::vectors::StoredVector;
+use super::hub::{AuditEntry as CallEntry, NewToken, Token};
+use super::sync::{Conflict, Received};
 use super::{Inserted, MemoryFilter, QueuedSession, Rescrubbed, Store, StoreError};
+use crate::sync::item::Batch;
 use crate::model::{Fact, Memory, NewMemory, Review, Rule};
 use crate::redact::{Redacted, Redactor};
 use crate::store::fact_queries::HistoryQuery;
@@ -402,6 +411,55 @@ contract! {
         -> Result<usize, StoreError>;
     }
 
+    /// A hub's tokens, stored as hashes of their secrets, and the audit of the calls made with
+    /// them.
+    pub trait HubTokens {
+        /// Store a token; its id.
+        fn create_token(&mut self, t: &Redacted<NewToken>) -> Result<i64, StoreError>;
+        /// One token by id.
+        fn token(&self, id: i64) -> Result<Option<Token>, StoreError>;
+        /// Every token, oldest first.
+        fn tokens(&self) -> Result<Vec<Token>, StoreError>;
+        /// Revoke a token from `now`; whether it was live.
+        fn revoke_token(&mut self, id: i64, now: i64) -> Result<bool, StoreError>;
+        /// Record one call made with a token.
+        fn record_call(&mut self, e: &Redacted<CallEntry>) -> Result<(), StoreError>;
+        /// Calls since `since` (with `token`'s alone), oldest first, at most `limit`.
+        fn calls(
+            &self,
+            since: i64,
+            token: Option<i64>,
+            limit: usize,
+        ) -> Result<Vec<CallEntry>, StoreError>;
+    }
+
+    /// A hub's side of sync.
+    pub trait SyncHub {
+        /// Make the sync state if it is missing; the hub's own machine id.
+        fn enable_sync(&mut self) -> Result<String, StoreError>;
+        /// Take a machine's pushed batch, writing only items of projects `allowed` passes:
+        /// a change based on what the hub holds replaces it, a concurrent one is settled by
+        /// the later revision with the loser's tombstones kept and the loser recorded. Answers
+        /// with the hub's version of each item it did not take as sent.
+        fn sync_receive(
+            &mut self,
+            batch: &Redacted<Batch>,
+            allowed: &dyn Fn(&str) -> bool,
+        ) -> Result<Received, StoreError>;
+        /// Up to `limit` items gained after `after` in the hub's sequence, without `machine`'s
+        /// own revisions or what `allowed` refuses: the batch, the cursor to continue after,
+        /// and how many sequence numbers remain past it.
+        fn sync_changes_since(
+            &mut self,
+            after: i64,
+            limit: usize,
+            machine: &str,
+            allowed: &dyn Fn(&str) -> bool,
+        ) -> Result<(Batch, i64, i64), StoreError>;
+        /// The kept losing versions, newest first.
+        fn sync_conflicts(&self, limit: usize) -> Result<Vec<Conflict>, StoreError>;
+    }
+
     /// Checking, repairing and scrubbing the store as a whole.
     pub trait Upkeep {
         /// The schema version, in the engine's own numbering.
@@ -511,3 +569,8 @@ impl Storage for Store {
         Some(self)
     }
 }
+
+/// Everything a hub uses: a machine's parts, and the tokens, audit and sync only a hub keeps.
+pub trait HubStorage: Storage + HubTokens + SyncHub {}
+
+impl HubStorage for Store {}

@@ -12,6 +12,7 @@ use crate::store::search::{Candidates, DateOrder, Filter, TextQuery};
 pub(crate) struct Elsewhere(pub(crate) Store);
 
 impl Storage for Elsewhere {}
+impl HubStorage for Elsewhere {}
 
 /// One case: it gets an empty store and panics when the engine breaks the contract.
 type Case = fn(&mut dyn Storage);
@@ -325,4 +326,99 @@ fn operations_run_on_an_engine_that_is_not_the_hooks_store() {
     );
     let drained = call(&mut ctx, crate::ops::upkeep::Drain {}).unwrap_err();
     assert!(matches!(drained, OpError::NotFound(_)), "{drained:?}");
+}
+
+/// A case of the hub's parts: it gets an empty hub store.
+type HubCase = fn(&mut dyn HubStorage);
+
+/// The hub's cases, by what they pin.
+pub(crate) const HUB_CASES: &[(&str, HubCase)] = &[
+    (
+        "a_token_is_kept_by_its_hash_and_revoked_once",
+        a_token_is_kept_by_its_hash_and_revoked_once,
+    ),
+    (
+        "a_push_taken_twice_changes_nothing_and_is_served_once",
+        a_push_taken_twice_changes_nothing_and_is_served_once,
+    ),
+];
+
+fn a_token_is_kept_by_its_hash_and_revoked_once(s: &mut dyn HubStorage) {
+    let t = crate::store::hub::NewToken {
+        hash: "ab".repeat(32),
+        label: "laptop".into(),
+        scope: "sync".into(),
+        projects: Some(vec!["shop".into()]),
+        created_at: 1,
+        expires_at: None,
+        created_by: None,
+    };
+    let id = s.create_token(&redacted(t)).unwrap();
+    let got = s.token(id).unwrap().unwrap();
+    assert_eq!((got.hash.as_str(), got.projects.as_deref()), ("ab".repeat(32).as_str(), Some(&["shop".to_owned()][..])));
+    assert!(s.revoke_token(id, 5).unwrap());
+    assert!(!s.revoke_token(id, 6).unwrap());
+    assert_eq!(s.tokens().unwrap()[0].revoked_at, Some(5));
+    let call = CallEntry {
+        at: 7,
+        token_id: id,
+        label: "laptop".into(),
+        tool: "search".into(),
+        project: Some("shop".into()),
+        result: "ok".into(),
+    };
+    s.record_call(&redacted(call.clone())).unwrap();
+    assert_eq!(s.calls(0, Some(id), 10).unwrap(), vec![call]);
+}
+
+fn a_push_taken_twice_changes_nothing_and_is_served_once(s: &mut dyn HubStorage) {
+    use crate::sync::item::{Change, Item, MemoryItem};
+    s.enable_sync().unwrap();
+    let change = Change {
+        rev: crate::sync::hlc::first(1_000, "m1"),
+        base: None,
+        origin: "m1".into(),
+        item: Item::Memory(MemoryItem {
+            uid: "u1".into(),
+            project: "github.com/acme/shop".into(),
+            kind: "note".into(),
+            mtype: "note".into(),
+            title: "t".into(),
+            text: "the cache is warm".into(),
+            tool: "cli".into(),
+            session_id: None,
+            files: vec![],
+            pinned: false,
+            dismissed: false,
+            created_at: 1_000,
+        }),
+    };
+    let batch = Batch {
+        projects: [("github.com/acme/shop".to_owned(), "shop".to_owned())].into(),
+        changes: vec![change],
+    };
+    let all = |_: &str| true;
+    let first = s.sync_receive(&redacted(batch.clone()), &all).unwrap();
+    let again = s.sync_receive(&redacted(batch), &all).unwrap();
+    assert_eq!((first.accepted, again.accepted, again.unchanged), (1, 0, 1));
+    let (served, next, left) = s.sync_changes_since(0, 10, "m2", &all).unwrap();
+    assert_eq!((served.changes.len(), left), (1, 0));
+    assert_eq!(served.projects.get("github.com/acme/shop").map(String::as_str), Some("shop"));
+    let (own, _, _) = s.sync_changes_since(0, 10, "m1", &all).unwrap();
+    assert!(own.changes.is_empty(), "a machine is not served its own revisions");
+    let (after, _, _) = s.sync_changes_since(next, 10, "m2", &all).unwrap();
+    assert!(after.changes.is_empty());
+    assert!(s.sync_conflicts(10).unwrap().is_empty());
+}
+
+#[test]
+fn the_sqlite_hub_store_keeps_the_hub_contract() {
+    for (name, case) in HUB_CASES {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open_hub(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        eprintln!("hub contract case {name}");
+        let storage: &mut dyn HubStorage = &mut store;
+        case(storage);
+    }
 }
