@@ -94,9 +94,9 @@ pub struct Capture {
     pub memory: Option<NewMemory>,
     pub queue: bool,
     pub context: bool,
-    /// At a session start, the repository's identity across machines (its git remote), for
-    /// a store that syncs; read then only, as the session's first event.
-    pub identity: Option<String>,
+    /// At a session start, the folder the session works in: a store that syncs reads its git
+    /// remote then, as the session's first event.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 impl Adapter {
@@ -109,10 +109,7 @@ impl Adapter {
             None => crate::config::working_dir(),
         };
         let project = crate::project::project_key(&dir);
-        let identity = spec
-            .context
-            .then(|| crate::sync::remote::identity_of(&dir))
-            .flatten();
+
         let session_id = template::first_string(payload, &self.session);
         let memory = spec.kind.and_then(|kind| {
             let text = render(spec.text.as_deref()?, payload);
@@ -165,7 +162,7 @@ impl Adapter {
             session_id,
             memory,
             context: spec.context,
-            identity,
+            dir: spec.context.then_some(dir),
         }
     }
 

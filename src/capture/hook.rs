@@ -357,13 +357,8 @@ fn store_and_recall(
         )?;
     }
     crate::stall::at("written");
-    if let Some(identity) = &capture.identity {
-        let project = crate::project::stored_key(&capture.project, redactor);
-        let identity = crate::project::stored_key(identity, redactor);
-        // Only a store that syncs, and only once per project: a read otherwise.
-        if let Err(e) = store.note_project_identity(&project, &identity) {
-            say(&format!("aletheia: could not record this project's git remote: {e}"));
-        }
+    if let Some(dir) = &capture.dir {
+        note_remote(&mut store, &capture.project, dir, redactor);
     }
     if capture.context {
         crate::stall::at("context");
@@ -376,6 +371,21 @@ fn store_and_recall(
         return Ok(Some(block));
     }
     Ok(None)
+}
+
+/// In a store that syncs, tie the session's project to its git remote, once per project.
+fn note_remote(store: &mut Store, project: &str, dir: &std::path::Path, redactor: &Redactor) {
+    if !store.sync_enabled().unwrap_or(false) {
+        return;
+    }
+    let Some(identity) = crate::sync::remote::identity_of(dir) else {
+        return;
+    };
+    let project = crate::project::stored_key(project, redactor);
+    let identity = crate::project::stored_key(&identity, redactor);
+    if let Err(e) = store.note_project_identity(&project, &identity) {
+        say(&format!("aletheia: could not record this project's git remote: {e}"));
+    }
 }
 
 /// Write one diagnostic line on stderr. A host that closed stderr is not told, and the hook

@@ -91,12 +91,32 @@ pub fn hub_of(paths: &Paths, store: &Store, h: &HubArgs) -> anyhow::Result<Hub> 
     })
 }
 
-/// A hub URL as the client wants it, or why it is not one.
+/// A hub URL as the client wants it, or why it is not one: http or https, no user or
+/// password in it (the token is the credential, and the URL is stored and shown), and plain
+/// http only to this machine, since the token would cross the network readable.
 fn check_url(url: &str) -> anyhow::Result<String> {
     let url = url.trim().trim_end_matches('/');
     let url = url.strip_suffix("/mcp").unwrap_or(url);
-    if !(url.starts_with("http://") || url.starts_with("https://")) {
+    let Some((scheme, rest)) = url.split_once("://") else {
         anyhow::bail!("--hub {url}: give the hub's address with http:// or https://, as in http://127.0.0.1:7750");
+    };
+    let authority = rest.split('/').next().unwrap_or(rest);
+    if authority.contains('@') {
+        anyhow::bail!("--hub: leave the user and password out of the address; the token is what the hub checks");
+    }
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(v6),
+        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    };
+    let loopback = host == "localhost"
+        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    match scheme {
+        "https" => {}
+        "http" if loopback => {}
+        "http" => anyhow::bail!(
+            "--hub {url}: over plain http the token would cross the network readable; use https:// (the hub's --tls-cert, or a proxy), or a tunnel to 127.0.0.1"
+        ),
+        _ => anyhow::bail!("--hub {url}: give the hub's address with http:// or https://, as in http://127.0.0.1:7750"),
     }
     Ok(url.to_owned())
 }

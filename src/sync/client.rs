@@ -24,6 +24,10 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 /// The longest wait a 429 may ask for before the sync gives up.
 const MAX_WAIT: Duration = Duration::from_secs(120);
 
+/// How many 429s in a row one request waits out before the sync gives up (its work so far is
+/// kept).
+const MAX_WAITS: u32 = 20;
+
 /// A hub and the token to reach it with.
 #[derive(Debug, Clone)]
 pub struct Hub {
@@ -99,6 +103,7 @@ impl Client {
     ) -> Result<T, SyncError> {
         let url = self.url(path);
         let auth = format!("Bearer {}", self.hub.token);
+        let mut waits = 0;
         loop {
             let sent = match body {
                 Some(b) => self
@@ -138,7 +143,8 @@ impl Client {
                         body: format!("an answer that is not the sync API's ({e}): is {} a hub?", self.hub.url),
                     });
                 }
-                429 if wait.is_some_and(|w| Duration::from_secs(w) <= MAX_WAIT) => {
+                429 if waits < MAX_WAITS && wait.is_some_and(|w| Duration::from_secs(w) <= MAX_WAIT) => {
+                    waits += 1;
                     std::thread::sleep(Duration::from_secs(wait.unwrap_or(1).max(1)));
                 }
                 401 | 403 => return Err(SyncError::Token { status, body: message(&text) }),

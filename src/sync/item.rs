@@ -170,6 +170,9 @@ pub struct ListItem {
 /// sending side knows it by, which the receiving side takes for a project it has not seen).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Batch {
+    /// The machine that sends a push (every change in it is that machine's).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub machine: String,
     #[serde(default)]
     pub projects: BTreeMap<String, String>,
     #[serde(default)]
@@ -233,6 +236,7 @@ impl Redact for Item {
 impl Redact for Batch {
     fn redact(self, r: &Redactor) -> Batch {
         Batch {
+            machine: self.machine,
             projects: self
                 .projects
                 .into_iter()

@@ -93,7 +93,13 @@ pub fn normalise(url: &str) -> Option<String> {
         } else {
             let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
             let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            (host.split(':').next().unwrap_or(host), path)
+            // The port goes (ssh and https reach one repository on two); an IPv6 host keeps
+            // its brackets.
+            let host = match host.find(']') {
+                Some(end) if host.starts_with('[') => &host[..=end],
+                _ => host.split(':').next().unwrap_or(host),
+            };
+            (host, path)
         }
     } else if let Some((before, path)) = url.split_once(':')
         && !before.contains('/')

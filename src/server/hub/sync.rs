@@ -37,8 +37,10 @@ pub fn router(state: Arc<State>) -> Router {
 }
 
 fn unless_sync(token: &Authorized) -> Option<Response> {
-    let scope = Scope::parse(&token.0.scope).ok()?;
-    if matches!(scope, Scope::Sync | Scope::Admin) {
+    if matches!(
+        Scope::parse(&token.0.scope),
+        Ok(Scope::Sync | Scope::Admin)
+    ) {
         return None;
     }
     Some(
@@ -88,13 +90,23 @@ async fn push(
     };
     let redactor = state.redactor();
     let allow = allowed(&token.0);
+    let (token_id, may_tie) = (token.0.id, token.0.projects.is_none());
     let result = state
         .with_store(move |store| {
             let batch = crate::redact::Redacted::new(batch, redactor);
-            store.sync_receive(&batch, &allow)
+            let pusher = crate::store::sync::Pusher {
+                token: token_id,
+                allowed: &allow,
+                may_tie,
+                now: crate::time::now_ms(),
+            };
+            store.sync_receive(&batch, &pusher)
         })
         .await;
     let response = match result {
+        Ok(Ok(r)) if r.rejected.is_some() => {
+            ApiError::new(400, "bad_request", r.rejected.unwrap_or_default()).into_response()
+        }
         Ok(Ok(r)) => Json(json!({
             "accepted": r.accepted,
             "unchanged": r.unchanged,

@@ -76,7 +76,7 @@ use super::term_counts::TermCounts;
 use super::usage::Usage;
 use super::vectors::StoredVector;
 use super::hub::{AuditEntry as CallEntry, NewToken, Token};
-use super::sync::{Conflict, Received};
+use super::sync::{Conflict, Pusher, Received};
 use super::{Inserted, MemoryFilter, QueuedSession, Rescrubbed, Store, StoreError};
 use crate::sync::item::Batch;
 use crate::model::{Fact, Memory, NewMemory, Review, Rule};
@@ -437,14 +437,15 @@ contract! {
     pub trait SyncHub {
         /// Make the sync state if it is missing; the hub's own machine id.
         fn enable_sync(&mut self) -> Result<String, StoreError>;
-        /// Take a machine's pushed batch, writing only items of projects `allowed` passes:
-        /// a change based on what the hub holds replaces it, a concurrent one is settled by
+        /// Take a machine's pushed batch, writing only items of projects the pusher may write
+        /// (and refusing the whole push when its machine or revisions are not its own): a
+        /// change based on what the hub holds replaces it, a concurrent one is settled by
         /// the later revision with the loser's tombstones kept and the loser recorded. Answers
         /// with the hub's version of each item it did not take as sent.
         fn sync_receive(
             &mut self,
             batch: &Redacted<Batch>,
-            allowed: &dyn Fn(&str) -> bool,
+            pusher: &Pusher<'_>,
         ) -> Result<Received, StoreError>;
         /// Up to `limit` items gained after `after` in the hub's sequence, without `machine`'s
         /// own revisions or what `allowed` refuses: the batch, the cursor to continue after,

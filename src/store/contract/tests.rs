@@ -394,12 +394,17 @@ fn a_push_taken_twice_changes_nothing_and_is_served_once(s: &mut dyn HubStorage)
         }),
     };
     let batch = Batch {
+        machine: "m1".into(),
         projects: [("github.com/acme/shop".to_owned(), "shop".to_owned())].into(),
         changes: vec![change],
     };
     let all = |_: &str| true;
-    let first = s.sync_receive(&redacted(batch.clone()), &all).unwrap();
-    let again = s.sync_receive(&redacted(batch), &all).unwrap();
+    let pusher = Pusher { token: 1, allowed: &all, may_tie: true, now: 2_000 };
+    let first = s.sync_receive(&redacted(batch.clone()), &pusher).unwrap();
+    let again = s.sync_receive(&redacted(batch.clone()), &pusher).unwrap();
+    let other = Pusher { token: 2, ..pusher };
+    let stolen = s.sync_receive(&redacted(batch), &other).unwrap();
+    assert!(stolen.rejected.is_some(), "a machine id is its first token's");
     assert_eq!((first.accepted, again.accepted, again.unchanged), (1, 0, 1));
     let (served, next, left) = s.sync_changes_since(0, 10, "m2", &all).unwrap();
     assert_eq!((served.changes.len(), left), (1, 0));

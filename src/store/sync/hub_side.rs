@@ -16,6 +16,9 @@ use crate::sync::hlc;
 use crate::sync::item::{Batch, Change, Item};
 use rusqlite::{Transaction, params};
 
+/// The most item text one pull answers with (the client reads up to 64 MiB).
+const MAX_PULL_BYTES: usize = 8 * 1024 * 1024;
+
 /// The next number in the hub's sequence.
 pub(super) fn next_seq(tx: &Transaction<'_>) -> rusqlite::Result<i64> {
     tx.prepare_cached("SELECT coalesce(max(seq), 0) + 1 FROM sync_revs WHERE seq IS NOT NULL")?
@@ -32,6 +35,8 @@ pub struct Received {
     /// Items for a project the token may not touch.
     pub refused: usize,
     pub orphans: usize,
+    /// Why the whole push was refused, when it was: nothing in it was written.
+    pub rejected: Option<String>,
     /// The hub's version of each item it did not take as sent.
     #[serde(skip)]
     pub current: Batch,
@@ -82,7 +87,7 @@ fn current(
     let Some((rev, origin)) = held(tx, kind, key)? else {
         return Ok(None);
     };
-    Ok(items::read(tx, kind, key, names)?.map(|item| Change {
+    Ok(items::read(tx, kind, key, names, false)?.map(|item| Change {
         rev,
         base: None,
         origin,
@@ -93,7 +98,6 @@ fn current(
 /// Give every memory stored on the hub itself (over MCP) since the last call a revision and
 /// a sequence number, and stamp the hub's own edits, so machines pull them.
 fn absorb(tx: &Transaction<'_>) -> rusqlite::Result<()> {
-    stamp(tx, true)?;
     let me = machine_id(tx)?;
     let after = meta_int(tx, meta::ABSORBED_MEMORY)?;
     let new: Vec<(i64, String, i64)> = tx
@@ -116,38 +120,165 @@ fn absorb(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     if let Some(last) = last.filter(|l| *l > after) {
         set_meta(tx, meta::ABSORBED_MEMORY, &last.to_string())?;
     }
+    // After the new memories, so an episode or fact made with one is numbered after it.
+    stamp(tx, true)?;
     Ok(())
 }
 
+/// Who pushes, as the hub's gate let them in.
+pub struct Pusher<'a> {
+    /// The token's id: a machine id is tied to the first token that pushes with it.
+    pub token: i64,
+    /// Which of the hub's projects it may write (`"\0every project"` asks for a rule for every
+    /// project).
+    pub allowed: &'a dyn Fn(&str) -> bool,
+    /// Whether it may tie a repository the hub has not seen to a project: a token limited to
+    /// projects may not, or it could route another team's repository into a project it reads.
+    pub may_tie: bool,
+    /// The hub's clock, which no revision may be far ahead of.
+    pub now: i64,
+}
+
+/// The most an item may weigh on the wire: a memory's text is capped far below this where it
+/// is written, so only a hand-made push comes near it.
+const MAX_ITEM_BYTES: usize = 1024 * 1024;
+
+/// The losing versions kept per item; older ones go.
+const CONFLICTS_KEPT: i64 = 10;
+
+/// Why a whole push is refused, before anything in it is written.
+fn refuse_push(tx: &Transaction<'_>, batch: &Batch, token: i64, now: i64) -> rusqlite::Result<Option<String>> {
+    let machine = batch.machine.as_str();
+    if !hlc::is_machine_id(machine) {
+        return Ok(Some("a push must name its machine (1 to 64 lowercase letters and digits)".to_owned()));
+    }
+    let bound: Option<i64> = rusqlite::OptionalExtension::optional(
+        tx.prepare_cached("SELECT token FROM sync_machines WHERE machine = ?1")?
+            .query_row([machine], |r| r.get(0)),
+    )?;
+    match bound {
+        Some(t) if t != token => {
+            return Ok(Some(format!(
+                "machine {machine} syncs with another token: use that one, or give this store a new machine id"
+            )));
+        }
+        Some(_) => {}
+        None => {
+            tx.prepare_cached("INSERT INTO sync_machines (machine, token) VALUES (?1, ?2)")?
+                .execute(params![machine, token])?;
+        }
+    }
+    for change in &batch.changes {
+        if change.origin != machine {
+            return Ok(Some("every change in a push must be the pushing machine's own".to_owned()));
+        }
+        if let Err(why) = hlc::check(&change.rev, machine, now) {
+            return Ok(Some(why));
+        }
+        if change.base.as_deref().is_some_and(|b| !hlc::well_formed(b)) {
+            return Ok(Some("a change's base is not a revision".to_owned()));
+        }
+    }
+    Ok(None)
+}
+
+/// Whether `held` (what the hub has under an item's key) is the same item as `incoming` in
+/// the same place: a key reused from another project, or a rule id that two rules' contents
+/// share, must not reach the item already there.
+fn same_place(held: &Item, incoming: &Item) -> bool {
+    match (held, incoming) {
+        (Item::Memory(a), Item::Memory(b)) => a.project == b.project,
+        (Item::Fact(a), Item::Fact(b)) => a.project == b.project,
+        (Item::Rule(a), Item::Rule(b)) => {
+            (&a.when, &a.then, &a.scope_tier, &a.scope_name)
+                == (&b.when, &b.then, &b.scope_tier, &b.scope_name)
+        }
+        (Item::List(_), Item::List(_)) | (Item::Episode(_), Item::Episode(_)) => true,
+        _ => false,
+    }
+}
+
+/// Keep a losing version, unless it is kept already, and only the newest few per item.
+fn keep_conflict(
+    tx: &Transaction<'_>,
+    kind: &str,
+    key: &str,
+    winner: &Change,
+    loser: &Change,
+    now: i64,
+) -> rusqlite::Result<bool> {
+    let known = tx
+        .prepare_cached("SELECT 1 FROM sync_conflicts WHERE kind = ?1 AND key = ?2 AND loser_rev = ?3")?
+        .exists([kind, key, loser.rev.as_str()])?;
+    if known {
+        return Ok(false);
+    }
+    tx.prepare_cached(
+        "INSERT INTO sync_conflicts (at, kind, key, winner_rev, winner_origin, loser_rev, loser_origin, loser)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![
+        now,
+        kind,
+        key,
+        winner.rev,
+        winner.origin,
+        loser.rev,
+        loser.origin,
+        serde_json::to_string(&loser.item).unwrap_or_default()
+    ])?;
+    tx.prepare_cached(
+        "DELETE FROM sync_conflicts WHERE kind = ?1 AND key = ?2 AND id NOT IN
+           (SELECT id FROM sync_conflicts WHERE kind = ?1 AND key = ?2 ORDER BY id DESC LIMIT ?3)",
+    )?
+    .execute(params![kind, key, CONFLICTS_KEPT])?;
+    Ok(true)
+}
+
 impl Store {
-    /// Take a machine's pushed batch. `allowed` says which of the hub's projects the pushing
-    /// token may write (a rule for every project asks for `"\0every project"`).
+    /// Take a machine's pushed batch for `pusher`.
     pub fn sync_receive(
         &mut self,
         batch: &Redacted<Batch>,
-        allowed: &dyn Fn(&str) -> bool,
+        pusher: &Pusher<'_>,
     ) -> Result<Received, StoreError> {
         let batch = batch.get();
+        let allowed = pusher.allowed;
         self.write(|tx| {
             // The hub's own edits first, so a push that races one is settled against it.
             absorb(tx)?;
+            let mut out = Received::default();
+            if let Some(why) = refuse_push(tx, batch, pusher.token, pusher.now)? {
+                out.rejected = Some(why);
+                return Ok(out);
+            }
             let me = machine_id(tx)?;
             let mut c = clock(tx)?;
-            let mut out = Received::default();
             for change in &batch.changes {
-                c.observe(&change.rev);
-                let item = items::localise(tx, change.item.clone(), &batch.projects)?;
+                if serde_json::to_string(&change.item).map_or(usize::MAX, |s| s.len()) > MAX_ITEM_BYTES {
+                    out.refused += 1;
+                    continue;
+                }
+                let item = items::localise(tx, change.item.clone(), &batch.projects, pusher.may_tie)?;
                 if !allowed_item(tx, &item, allowed)? {
                     out.refused += 1;
                     continue;
                 }
                 let kind = item.kind();
                 let key = items::key_of(&item);
+                let held_item = items::read_local(tx, kind, &key)?;
+                if let Some(h) = &held_item
+                    && (!same_place(h, &item) || !allowed_item(tx, h, allowed)?)
+                {
+                    out.refused += 1;
+                    continue;
+                }
+                c.observe(&change.rev);
                 let incoming = Change {
                     item,
                     ..change.clone()
                 };
-                let held = held(tx, kind, &key)?;
+                let held = held(tx, kind, &key)?.filter(|_| held_item.is_some());
                 let settled = match held {
                     None => Some(incoming),
                     Some((rev, _)) if rev == change.rev => {
@@ -167,38 +298,23 @@ impl Store {
                         None
                     }
                     Some((rev, origin)) => {
-                        out.conflicts += 1;
-                        let mut names = items::Names::new();
-                        let Some(mine) = current(tx, kind, &key, &mut names)? else {
-                            continue;
-                        };
-                        // `current` reads identities; the item to compare is the local one.
                         let mine = Change {
-                            item: items::localise(tx, mine.item, &names)?,
-                            ..mine
+                            rev: rev.clone(),
+                            base: None,
+                            origin: origin.clone(),
+                            item: held_item.clone().unwrap_or_else(|| incoming.item.clone()),
                         };
                         let (winner, loser) = if change.rev > rev {
                             (incoming, mine)
                         } else {
                             (mine, incoming)
                         };
-                        tx.prepare_cached(
-                            "INSERT INTO sync_conflicts (at, kind, key, winner_rev, winner_origin, loser_rev, loser_origin, loser)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                        )?
-                        .execute(params![
-                            crate::time::now_ms(),
-                            kind,
-                            key,
-                            winner.rev,
-                            winner.origin,
-                            loser.rev,
-                            loser.origin,
-                            serde_json::to_string(&loser.item).unwrap_or_default()
-                        ])?;
+                        if keep_conflict(tx, kind, &key, &winner, &loser, pusher.now)? {
+                            out.conflicts += 1;
+                        }
                         let merged = winner.item.clone().with_tombstones_of(&loser.item);
                         if merged != winner.item {
-                            let rev = c.tick(crate::time::now_ms(), &me);
+                            let rev = c.tick(pusher.now, &me);
                             Some(Change {
                                 rev,
                                 base: None,
@@ -256,19 +372,26 @@ impl Store {
                 .collect::<Result<_, _>>()?;
             let mut batch = Batch::default();
             let mut next = after;
+            let mut bytes = 0;
             for (kind, key, rev, origin, seq) in rows {
+                if bytes >= MAX_PULL_BYTES {
+                    break;
+                }
                 next = seq;
                 if origin == machine {
                     continue;
                 }
-                let mut names = items::Names::new();
-                let Some(item) = items::read(tx, &kind, &key, &mut names)? else {
+                let Some(local) = items::read_local(tx, &kind, &key)? else {
                     continue;
                 };
-                let local = items::localise(tx, item.clone(), &names)?;
                 if !allowed_item(tx, &local, allowed)? {
                     continue;
                 }
+                let mut names = items::Names::new();
+                let Some(item) = items::read(tx, &kind, &key, &mut names, false)? else {
+                    continue;
+                };
+                bytes += serde_json::to_string(&item).map_or(0, |s| s.len());
                 batch.projects.extend(names);
                 batch.changes.push(Change {
                     rev,

@@ -15,14 +15,43 @@ use std::collections::BTreeMap;
 /// carries so the other side can name a project it has not seen.
 pub(super) type Names = BTreeMap<String, String>;
 
-/// The item of `kind` with this store's `key`, as it travels; `None` when it is gone.
+/// The item of `kind` with this store's `key`, as it travels; `None` when it is gone. `pin`
+/// ties a project with no identity yet to its own key for good (a machine's push); a hub's
+/// reads name such a project by its key and tie nothing.
 pub(super) fn read(
     tx: &Transaction<'_>,
     kind: &str,
     key: &str,
     names: &mut Names,
+    pin: bool,
 ) -> rusqlite::Result<Option<Item>> {
-    let item = match kind {
+    let Some(item) = read_local(tx, kind, key)? else {
+        return Ok(None);
+    };
+    let mut failed = None;
+    let item = item.map_projects(|project| match identity_of(tx, project, pin) {
+        Ok(identity) => {
+            names.insert(identity.clone(), project.to_owned());
+            identity
+        }
+        Err(e) => {
+            failed = Some(e);
+            project.to_owned()
+        }
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(Some(item)),
+    }
+}
+
+/// The item of `kind` with this store's `key`, naming this store's projects.
+pub(super) fn read_local(
+    tx: &Transaction<'_>,
+    kind: &str,
+    key: &str,
+) -> rusqlite::Result<Option<Item>> {
+    Ok(match kind {
         "memory" => read_memory(tx, key)?.map(Item::Memory),
         "episode" => tx
             .prepare_cached(
@@ -106,23 +135,7 @@ pub(super) fn read(
             .optional()?
         }
         _ => None,
-    };
-    let Some(item) = item else { return Ok(None) };
-    let mut failed = None;
-    let item = item.map_projects(|project| match identity_of(tx, project) {
-        Ok(identity) => {
-            names.insert(identity.clone(), project.to_owned());
-            identity
-        }
-        Err(e) => {
-            failed = Some(e);
-            project.to_owned()
-        }
-    });
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(Some(item)),
-    }
+    })
 }
 
 fn read_memory(tx: &Transaction<'_>, uid: &str) -> rusqlite::Result<Option<MemoryItem>> {
@@ -154,16 +167,20 @@ pub(super) fn memory_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MemoryI
 }
 
 /// An item from elsewhere with its identities made this store's projects (`names` gives the
-/// other side's name for each).
+/// other side's name for each). `tie` lets an identity this store has not seen become one of
+/// its projects for good; without it such an item goes to the project of the sender's name,
+/// and nothing is tied (a hub does not let a token limited to projects decide where another
+/// machine's repository lands).
 pub(super) fn localise(
     tx: &Transaction<'_>,
     item: Item,
     names: &BTreeMap<String, String>,
+    tie: bool,
 ) -> rusqlite::Result<Item> {
     let mut failed = None;
     let item = item.map_projects(|identity| {
         let name = names.get(identity).map_or(identity, String::as_str);
-        project_for(tx, identity, name).unwrap_or_else(|e| {
+        project_for(tx, identity, name, tie).unwrap_or_else(|e| {
             failed = Some(e);
             identity.to_owned()
         })
@@ -200,10 +217,15 @@ pub(super) enum Written {
     Orphan,
 }
 
+/// The row of a memory uid, or of the memory it was found to be (`sync_aliases`).
 fn memory_id(tx: &Transaction<'_>, uid: &str) -> rusqlite::Result<Option<i64>> {
-    tx.prepare_cached("SELECT id FROM memories WHERE uid = ?1")?
-        .query_row([uid], |r| r.get(0))
-        .optional()
+    tx.prepare_cached(
+        "SELECT id FROM memories WHERE uid = ?1
+         UNION ALL SELECT m.id FROM sync_aliases a JOIN memories m ON m.uid = a.target WHERE a.uid = ?1
+         LIMIT 1",
+    )?
+    .query_row([uid], |r| r.get(0))
+    .optional()
 }
 
 fn fact_id(tx: &Transaction<'_>, uid: &str) -> rusqlite::Result<Option<i64>> {
@@ -259,16 +281,24 @@ pub(super) fn write(tx: &Transaction<'_>, item: &Item) -> rusqlite::Result<Writt
 fn write_memory(tx: &Transaction<'_>, m: &MemoryItem) -> rusqlite::Result<Written> {
     let existing = match memory_id(tx, &m.uid)? {
         Some(id) => Some(id),
-        // Two machines may have stored the same text under two uids: it is one memory.
-        None => tx
-            .prepare_cached(
-                "SELECT id FROM memories WHERE project = ?1 AND kind = ?2 AND content_hash = ?3",
-            )?
-            .query_row(
-                params![m.project, m.kind, content_hash(&m.title, &m.text)],
-                |r| r.get(0),
-            )
-            .optional()?,
+        // Two machines may have stored the same text under two uids: it is one memory, and
+        // the other uid names it from now on, so a later edit under it changes this row.
+        None => {
+            let twin: Option<(i64, String)> = tx
+                .prepare_cached(
+                    "SELECT id, uid FROM memories WHERE project = ?1 AND kind = ?2 AND content_hash = ?3",
+                )?
+                .query_row(
+                    params![m.project, m.kind, content_hash(&m.title, &m.text)],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            if let Some((_, target)) = &twin {
+                tx.prepare_cached("INSERT OR IGNORE INTO sync_aliases (uid, target) VALUES (?1, ?2)")?
+                    .execute([&m.uid, target])?;
+            }
+            twin.map(|(id, _)| id)
+        }
     };
     let Some(id) = existing else {
         let new = crate::model::NewMemory {
@@ -301,8 +331,13 @@ fn write_memory(tx: &Transaction<'_>, m: &MemoryItem) -> rusqlite::Result<Writte
 }
 
 fn write_fact(tx: &Transaction<'_>, f: &FactItem) -> rusqlite::Result<Written> {
+    // A fact hangs only on a memory of its own project.
     let memory = match &f.memory_uid {
-        Some(uid) => memory_id(tx, uid)?,
+        Some(uid) => memory_id(tx, uid)?.filter(|id| {
+            tx.prepare_cached("SELECT 1 FROM memories WHERE id = ?1 AND project = ?2")
+                .and_then(|mut s| s.exists(params![id, f.project]))
+                .unwrap_or(false)
+        }),
         None => None,
     };
     let superseded_by = match &f.superseded_by {

@@ -78,6 +78,10 @@ pub(super) fn store_at(
     // The write's own triggers marked it changed here; it is not.
     tx.prepare_cached("DELETE FROM sync_dirty WHERE kind = ?1 AND key = ?2")?
         .execute([kind, key.as_str()])?;
+    if written == Written::Orphan {
+        // Not held: a later copy, once its memory is here, is written then.
+        return Ok(written);
+    }
     tx.prepare_cached(
         "INSERT OR REPLACE INTO sync_revs (kind, key, rev, base, origin, pending, seq) VALUES (?1, ?2, ?3, NULL, ?4, 0, ?5)",
     )?
@@ -91,7 +95,7 @@ fn apply(tx: &Transaction<'_>, batch: &Batch, c: &mut Clock) -> rusqlite::Result
     let mut out = Applied::default();
     for change in &batch.changes {
         c.observe(&change.rev);
-        let item = items::localise(tx, change.item.clone(), &batch.projects)?;
+        let item = items::localise(tx, change.item.clone(), &batch.projects, true)?;
         let kind = item.kind();
         let key = items::key_of(&item);
         if changed_here(tx, kind, &key)? {
@@ -120,7 +124,7 @@ pub(super) fn stamp(tx: &Transaction<'_>, hub: bool) -> rusqlite::Result<usize> 
     let me = machine_id(tx)?;
     let mut c = clock(tx)?;
     let dirty: Vec<(String, String, i64)> = tx
-        .prepare_cached("SELECT kind, key, at FROM sync_dirty ORDER BY at, kind, key")?
+        .prepare_cached(&format!("SELECT kind, key, at FROM sync_dirty ORDER BY at, {RANK}, key"))?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<Result<_, _>>()?;
     let now = crate::time::now_ms();
@@ -145,6 +149,22 @@ pub(super) fn stamp(tx: &Transaction<'_>, hub: bool) -> rusqlite::Result<usize> 
     tx.execute("DELETE FROM sync_dirty", [])?;
     save_clock(tx, c)?;
     Ok(dirty.len())
+}
+
+/// The order kinds travel in: what others hang on first (an episode on its memory, a fact on
+/// the memory it came from), so the side that applies them holds it already.
+pub(super) const RANK: &str =
+    "CASE kind WHEN 'memory' THEN 0 WHEN 'episode' THEN 1 WHEN 'fact' THEN 2 WHEN 'rule' THEN 3 ELSE 4 END";
+
+/// [`RANK`] of one kind.
+fn rank(kind: &str) -> i64 {
+    match kind {
+        "memory" => 0,
+        "episode" => 1,
+        "fact" => 2,
+        "rule" => 3,
+        _ => 4,
+    }
 }
 
 /// Whether a batch of `bytes` so far is full.
@@ -184,16 +204,16 @@ impl Store {
                 })?
                 .collect::<Result<_, _>>()?;
             let mut out = Outgoing::default();
+            out.batch.machine = me.clone();
             let mut bytes = 0;
             for (id, m, rev, base) in rows {
                 if full(out.batch.changes.len(), bytes, limit, max_bytes) {
                     break;
                 }
-                bytes += m.title.len() + m.text.len() + 200;
-                let identity = super::identity_of(tx, &m.project)?;
+                let identity = super::identity_of(tx, &m.project, true)?;
                 out.batch.projects.insert(identity.clone(), m.project.clone());
                 let rev = rev.unwrap_or_else(|| hlc::first(m.created_at, &me));
-                out.batch.changes.push(Change {
+                let change = Change {
                     rev,
                     base,
                     origin: me.clone(),
@@ -201,7 +221,9 @@ impl Store {
                         project: identity,
                         ..m
                     }),
-                });
+                };
+                bytes += serde_json::to_string(&change).map_or(0, |s| s.len());
+                out.batch.changes.push(change);
                 out.last_memory = Some(id);
             }
             // Rows skipped as pulled from elsewhere still move the cursor when nothing is left.
@@ -225,24 +247,28 @@ impl Store {
         max_bytes: usize,
     ) -> Result<Outgoing, StoreError> {
         self.write(|tx| {
-            let (ak, ay) = after.cloned().unwrap_or_default();
+            let (ak, ay) = match after {
+                Some((kind, key)) => (rank(kind), key.clone()),
+                None => (-1, String::new()),
+            };
             let rows: Vec<(String, String, String, Option<String>, String)> = tx
-                .prepare_cached(
-                    "SELECT kind, key, rev, base, origin FROM sync_revs
-                     WHERE pending = 1 AND (kind, key) > (?1, ?2) ORDER BY kind, key LIMIT ?3",
-                )?
+                .prepare_cached(&format!(
+                    "SELECT kind, key, rev, base, origin FROM (SELECT *, {RANK} AS rank FROM sync_revs WHERE pending = 1)
+                     WHERE (rank, key) > (?1, ?2) ORDER BY rank, key LIMIT ?3"
+                ))?
                 .query_map(params![ak, ay, crate::store::sql_numbers::sql_int(limit)], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
                 })?
                 .collect::<Result<_, _>>()?;
             let mut out = Outgoing::default();
+            out.batch.machine = machine_id(tx)?;
             let mut bytes = 0;
             for (kind, key, rev, base, origin) in rows {
                 if full(out.batch.changes.len(), bytes, limit, max_bytes) {
                     break;
                 }
                 out.last_key = Some((kind.clone(), key.clone()));
-                let Some(item) = items::read(tx, &kind, &key, &mut out.batch.projects)? else {
+                let Some(item) = items::read(tx, &kind, &key, &mut out.batch.projects, true)? else {
                     // Gone since it changed (merged away by a scrub): nothing to send.
                     tx.execute(
                         "UPDATE sync_revs SET pending = 0 WHERE kind = ?1 AND key = ?2",

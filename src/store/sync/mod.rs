@@ -18,7 +18,7 @@ mod hub_side;
 mod items;
 mod machine;
 
-pub use hub_side::{Conflict, Received};
+pub use hub_side::{Conflict, Pusher, Received};
 pub use machine::{Applied, Outgoing};
 
 use super::{Store, StoreError};
@@ -60,6 +60,14 @@ CREATE TABLE IF NOT EXISTS sync_fact_uids (
 CREATE TABLE IF NOT EXISTS sync_projects (
     project  TEXT PRIMARY KEY,
     identity TEXT NOT NULL UNIQUE
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_aliases (
+    uid    TEXT PRIMARY KEY,
+    target TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_machines (
+    machine TEXT    PRIMARY KEY,
+    token   INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_conflicts (
     id            INTEGER PRIMARY KEY,
@@ -318,14 +326,17 @@ impl Store {
     }
 }
 
-/// The identity a local project travels under, tying it now if it has none.
-fn identity_of(tx: &Transaction<'_>, project: &str) -> rusqlite::Result<String> {
+/// The identity a local project travels under; with `pin`, one with none yet is tied now.
+fn identity_of(tx: &Transaction<'_>, project: &str, pin: bool) -> rusqlite::Result<String> {
     let found: Option<String> = tx
         .prepare_cached("SELECT identity FROM sync_projects WHERE project = ?1")?
         .query_row([project], |r| r.get(0))
         .optional()?;
     if let Some(identity) = found {
         return Ok(identity);
+    }
+    if !pin {
+        return Ok(project.to_owned());
     }
     // A key with no remote on record is its own identity; one already taken as another
     // project's identity (a folder named like a remote) gets a suffix so it stays apart.
@@ -347,13 +358,21 @@ fn identity_of(tx: &Transaction<'_>, project: &str) -> rusqlite::Result<String> 
 /// this store has not seen the identity. The same name here is the same project when it
 /// travels under that identity or, with no identity of its own yet, when the identity is that
 /// very folder name; otherwise the project is kept apart under its identity.
-fn project_for(tx: &Transaction<'_>, identity: &str, name: &str) -> rusqlite::Result<String> {
+fn project_for(
+    tx: &Transaction<'_>,
+    identity: &str,
+    name: &str,
+    tie: bool,
+) -> rusqlite::Result<String> {
     let found: Option<String> = tx
         .prepare_cached("SELECT project FROM sync_projects WHERE identity = ?1")?
         .query_row([identity], |r| r.get(0))
         .optional()?;
     if let Some(project) = found {
         return Ok(project);
+    }
+    if !tie {
+        return Ok(if name.is_empty() { identity } else { name }.to_owned());
     }
     let taken = |p: &str| -> rusqlite::Result<bool> {
         Ok(tx
@@ -392,6 +411,7 @@ mod tests {
     fn sync(m: &mut Store, hub: &mut Store) {
         let r = &Redactor::builtin();
         let all = |_: &str| true;
+        let pusher = Pusher { token: 1, allowed: &all, may_tie: true, now: crate::time::now_ms() };
         let me = m.enable_sync().unwrap();
         m.sync_stamp().unwrap();
         loop {
@@ -399,7 +419,7 @@ mod tests {
             if out.batch.changes.is_empty() {
                 break;
             }
-            let got = hub.sync_receive(&Redacted::new(out.batch.clone(), r), &all).unwrap();
+            let got = hub.sync_receive(&Redacted::new(out.batch.clone(), r), &pusher).unwrap();
             m.sync_pushed(&out, &Redacted::new(got.current, r)).unwrap();
         }
         let mut after = None;
@@ -407,7 +427,7 @@ mod tests {
             let out = m.sync_changes_out(after.as_ref(), 1000, usize::MAX).unwrap();
             let Some(last) = out.last_key.clone() else { break };
             after = Some(last);
-            let got = hub.sync_receive(&Redacted::new(out.batch.clone(), r), &all).unwrap();
+            let got = hub.sync_receive(&Redacted::new(out.batch.clone(), r), &pusher).unwrap();
             m.sync_pushed(&out, &Redacted::new(got.current, r)).unwrap();
         }
         loop {
@@ -472,6 +492,76 @@ mod tests {
             .unwrap();
         assert_eq!(a.sync_stamp().unwrap(), 3, "the list, the rule, the fact");
         assert_eq!(a.sync_stamp().unwrap(), 0);
+    }
+
+    #[test]
+    fn a_limited_pusher_reaches_nothing_outside_its_projects() {
+        use crate::sync::item::{Batch, Change, Item};
+        let dir = tempfile::tempdir().unwrap();
+        let (mut a, mut hub) = (
+            open(dir.path(), "a.db"),
+            Store::open_hub(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap(),
+        );
+        let r = &Redactor::builtin();
+        a.conn
+            .execute(
+                "INSERT INTO memories (uid, project, kind, title, text, tool, created_at, content_hash)
+                 VALUES ('u-pay', 'payroll', 'note', 'salaries', 'salaries are paid on the 25th', 'cli', 5, 'h')",
+                [],
+            )
+            .unwrap();
+        sync(&mut a, &mut hub);
+        // A token limited to scratch: it reuses payroll's uid, and names payroll's repository.
+        let scratch = |p: &str| p == "scratch";
+        let limited = Pusher { token: 9, allowed: &scratch, may_tie: false, now: crate::time::now_ms() };
+        let now = crate::time::now_ms();
+        let mut stolen = {
+            let tx = a.conn.transaction().unwrap();
+            items::read_local(&tx, "memory", "u-pay").unwrap().unwrap()
+        };
+        if let Item::Memory(m) = &mut stolen {
+            m.project = "scratch".into();
+            m.text = "overwritten".into();
+            m.dismissed = true;
+        }
+        let batch = Batch {
+            machine: "evil".into(),
+            projects: [("github.com/acme/payroll".to_owned(), "scratch".to_owned())].into(),
+            changes: vec![Change {
+                rev: crate::sync::hlc::rev(now, 0, "evil"),
+                base: None,
+                origin: "evil".into(),
+                item: stolen,
+            }],
+        };
+        let got = hub.sync_receive(&Redacted::new(batch, r), &limited).unwrap();
+        assert_eq!((got.refused, got.accepted), (1, 0));
+        assert!(got.current.changes.is_empty(), "nothing of payroll's comes back");
+        let (text, dismissed): (String, bool) = hub
+            .conn
+            .query_row("SELECT text, dismissed FROM memories WHERE uid = 'u-pay'", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap();
+        assert_eq!((text.as_str(), dismissed), ("salaries are paid on the 25th", false));
+        let tied: i64 = hub
+            .conn
+            .query_row("SELECT count(*) FROM sync_projects WHERE identity = 'github.com/acme/payroll'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(tied, 0, "a limited token ties no repository");
+        // A revision from the far future is refused whole.
+        let mut future = Batch { machine: "evil".into(), ..Batch::default() };
+        future.changes.push(Change {
+            rev: crate::sync::hlc::rev(now + 86_400_000, 0, "evil"),
+            base: None,
+            origin: "evil".into(),
+            item: Item::List(crate::sync::item::ListItem {
+                project: "scratch".into(),
+                name: "todo".into(),
+                items: serde_json::json!([]),
+                updated_at: now,
+            }),
+        });
+        let got = hub.sync_receive(&Redacted::new(future, r), &limited).unwrap();
+        assert!(got.rejected.unwrap().contains("ahead of the hub's clock"));
     }
 
     #[test]
