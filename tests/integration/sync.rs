@@ -444,3 +444,22 @@ fn a_session_start_ties_its_project_to_the_git_remote_once_the_store_syncs() {
     let status = m.json(&["sync", "status"]);
     assert_eq!(status["projects"], serde_json::json!([["storefront", "github.com/acme/storefront"]]), "{status}");
 }
+
+#[test]
+fn the_server_syncs_on_its_own_once_set_up() {
+    let hub = Hub::start(&[]);
+    let token = hub.token("sync", None);
+    let m = Machine::new(&hub, &token);
+    m.save("the server pushes this one by itself");
+    let mut cmd = m.cmd();
+    cmd.args(["server", "--port", "0"]).env("ALETHEIA_SYNC_INTERVAL", "1");
+    let (mut child, _port, _first, lines) = support::start_server(cmd);
+    std::thread::spawn(move || for _ in lines {});
+    wait_for("the server's first sync", || count(&hub.env.db()) == 1);
+    m.save("and this one on its next round");
+    wait_for("the server's next sync", || count(&hub.env.db()) == 2);
+    let _ = child.kill();
+    let _ = child.wait();
+    let status = m.json(&["sync", "status"]);
+    assert!(status["last_sync"].as_str().unwrap().contains(" ok: "), "{status}");
+}

@@ -9,7 +9,7 @@
 
 use super::items::{self, Written};
 use super::machine::{held, stamp, store_at};
-use super::{clock, machine_id, meta, meta_int, save_clock, set_meta};
+use super::{advance_meta, clock, machine_id, meta, meta_int, save_clock};
 use crate::redact::Redacted;
 use crate::store::{Store, StoreError};
 use crate::sync::hlc;
@@ -118,7 +118,7 @@ fn absorb(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     }
     let last: Option<i64> = tx.query_row("SELECT max(id) FROM memories", [], |r| r.get(0))?;
     if let Some(last) = last.filter(|l| *l > after) {
-        set_meta(tx, meta::ABSORBED_MEMORY, &last.to_string())?;
+        advance_meta(tx, meta::ABSORBED_MEMORY, last)?;
     }
     // After the new memories, so an episode or fact made with one is numbered after it.
     stamp(tx, true)?;

@@ -2,7 +2,7 @@
 //! hub's answer, and apply what was pulled, each step in one transaction with its cursor.
 
 use super::items::{self, Written};
-use super::{clock, get_meta, machine_id, meta, meta_int, save_clock, set_meta};
+use super::{advance_meta, clock, get_meta, machine_id, meta, meta_int, save_clock};
 use crate::redact::Redacted;
 use crate::store::{Store, StoreError};
 use crate::sync::hlc::{self, Clock};
@@ -231,7 +231,7 @@ impl Store {
                 let last: Option<i64> = tx
                     .query_row("SELECT max(id) FROM memories", [], |r| r.get(0))?;
                 if let Some(last) = last.filter(|l| *l > after) {
-                    set_meta(tx, meta::PUSHED_MEMORY, &last.to_string())?;
+                    advance_meta(tx, meta::PUSHED_MEMORY, last)?;
                 }
             }
             Ok(out)
@@ -299,7 +299,7 @@ impl Store {
     ) -> Result<Applied, StoreError> {
         self.write(|tx| {
             if let Some(id) = out.last_memory {
-                set_meta(tx, meta::PUSHED_MEMORY, &id.to_string())?;
+                advance_meta(tx, meta::PUSHED_MEMORY, id)?;
             }
             for (kind, key, rev) in &out.sent {
                 tx.prepare_cached(
@@ -326,7 +326,7 @@ impl Store {
             let mut applied = Applied::default();
             applied.add(apply(tx, batch.get(), &mut c)?);
             save_clock(tx, c)?;
-            set_meta(tx, meta::PULLED, &next.to_string())?;
+            advance_meta(tx, meta::PULLED, next)?;
             Ok(applied)
         })
     }

@@ -167,6 +167,18 @@ pub(crate) fn set_meta(tx: &Transaction<'_>, key: &str, value: &str) -> rusqlite
     Ok(())
 }
 
+/// Move a cursor forward to `n`, never back: two syncs of one store at once (the server's
+/// and one typed) each record how far they got, and the further stands.
+pub(crate) fn advance_meta(tx: &Transaction<'_>, key: &str, n: i64) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO sync_meta (key, value) VALUES (?1, ?2)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value
+         WHERE CAST(excluded.value AS INTEGER) > CAST(value AS INTEGER)",
+    )?
+    .execute(params![key, n.to_string()])?;
+    Ok(())
+}
+
 fn meta_int(tx: &rusqlite::Connection, key: &str) -> rusqlite::Result<i64> {
     Ok(get_meta(tx, key)?
         .and_then(|v| v.parse().ok())
