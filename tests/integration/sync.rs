@@ -218,7 +218,10 @@ fn a_sync_killed_mid_push_and_mid_pull_resumes_and_ends_with_the_same_content() 
     let partial = count(&hub.env.db());
     assert!((15..60).contains(&partial), "killed mid-push: {partial} on the hub");
     let resumed = a.sync();
-    assert_eq!(resumed["pushed_memories"].as_i64().unwrap() + partial, 60, "{resumed}");
+    // The resume sends what the hub lacks, and again the one batch the hub may have taken
+    // just before the kill, whose answer the killed process never recorded: harmless.
+    let resent = resumed["pushed_memories"].as_i64().unwrap() + partial - 60;
+    assert!((0..=5).contains(&resent), "{resumed} after {partial}");
     assert_eq!(count(&hub.env.db()), 60);
 
     let mut pull = slow(&b);
