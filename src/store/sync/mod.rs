@@ -27,6 +27,9 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 /// The sync tables and triggers. `IF NOT EXISTS` throughout: run at each enabling.
 ///
+/// Memories have no `AUTOINCREMENT`: when a scrub's merge deletes the newest one, the next
+/// insert takes its id again, below the push cursor, so the cursor steps back with it.
+///
 /// A trigger's `INSERT OR REPLACE` takes the conflict policy of the statement that fired it
 /// (an upsert's is ABORT), so each trigger deletes the item's dirty row before inserting it
 /// rather than leaning on a conflict clause.
@@ -84,6 +87,10 @@ CREATE TRIGGER IF NOT EXISTS sync_memory_edited AFTER UPDATE OF title, text, fil
 WHEN new.id NOT IN (SELECT memory_id FROM work_lists) BEGIN
     DELETE FROM sync_dirty WHERE kind = 'memory' AND key = new.uid;
     INSERT INTO sync_dirty VALUES ('memory', new.uid, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+END;
+CREATE TRIGGER IF NOT EXISTS sync_memory_deleted AFTER DELETE ON memories BEGIN
+    UPDATE sync_meta SET value = (SELECT coalesce(max(id), 0) FROM memories)
+        WHERE key = 'pushed_memory' AND CAST(value AS INTEGER) > (SELECT coalesce(max(id), 0) FROM memories);
 END;
 CREATE TRIGGER IF NOT EXISTS sync_fact_added AFTER INSERT ON facts BEGIN
     INSERT INTO sync_fact_uids VALUES (new.id, lower(hex(randomblob(16))));
@@ -574,6 +581,36 @@ mod tests {
         });
         let got = hub.sync_receive(&Redacted::new(future, r), &limited).unwrap();
         assert!(got.rejected.unwrap().contains("ahead of the hub's clock"));
+    }
+
+    #[test]
+    fn a_memory_that_takes_a_deleted_ones_id_is_still_pushed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut a, mut hub) = (
+            open(dir.path(), "a.db"),
+            Store::open_hub(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap(),
+        );
+        let add = |s: &Store, uid: &str| {
+            s.conn
+                .execute(
+                    "INSERT INTO memories (uid, project, kind, title, text, tool, created_at, content_hash)
+                     VALUES (?1, 'shop', 'note', ?1, ?1, 'cli', 5, ?1)",
+                    [uid],
+                )
+                .unwrap();
+        };
+        add(&a, "first");
+        add(&a, "second");
+        sync(&mut a, &mut hub);
+        // A scrub's merge deletes the newest; the next memory gets its id.
+        a.conn.execute("DELETE FROM memories WHERE uid = 'second'", []).unwrap();
+        add(&a, "third");
+        sync(&mut a, &mut hub);
+        let on_hub: i64 = hub
+            .conn
+            .query_row("SELECT count(*) FROM memories WHERE uid = 'third'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(on_hub, 1);
     }
 
     #[test]
