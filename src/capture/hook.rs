@@ -384,7 +384,9 @@ fn note_remote(store: &mut Store, project: &str, dir: &std::path::Path, redactor
     let project = crate::project::stored_key(project, redactor);
     let identity = crate::project::stored_key(&identity, redactor);
     if let Err(e) = store.note_project_identity(&project, &identity) {
-        say(&format!("aletheia: could not record this project's git remote: {e}"));
+        say(&format!(
+            "aletheia: could not record this project's git remote: {e}"
+        ));
     }
 }
 

@@ -29,8 +29,8 @@ pub mod rules;
 pub mod save;
 pub mod scrub;
 pub mod search;
-pub mod sync;
 pub mod server;
+pub mod sync;
 pub mod timeline;
 
 use crate::config::Paths;

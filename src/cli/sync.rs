@@ -98,25 +98,33 @@ fn check_url(url: &str) -> anyhow::Result<String> {
     let url = url.trim().trim_end_matches('/');
     let url = url.strip_suffix("/mcp").unwrap_or(url);
     let Some((scheme, rest)) = url.split_once("://") else {
-        anyhow::bail!("--hub {url}: give the hub's address with http:// or https://, as in http://127.0.0.1:7750");
+        anyhow::bail!(
+            "--hub {url}: give the hub's address with http:// or https://, as in http://127.0.0.1:7750"
+        );
     };
     let authority = rest.split('/').next().unwrap_or(rest);
     if authority.contains('@') {
-        anyhow::bail!("--hub: leave the user and password out of the address; the token is what the hub checks");
+        anyhow::bail!(
+            "--hub: leave the user and password out of the address; the token is what the hub checks"
+        );
     }
     let host = match authority.strip_prefix('[') {
         Some(v6) => v6.split(']').next().unwrap_or(v6),
         None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
     };
     let loopback = host == "localhost"
-        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
     match scheme {
         "https" => {}
         "http" if loopback => {}
         "http" => anyhow::bail!(
             "--hub {url}: over plain http the token would cross the network readable; use https:// (the hub's --tls-cert, or a proxy), or a tunnel to 127.0.0.1"
         ),
-        _ => anyhow::bail!("--hub {url}: give the hub's address with http:// or https://, as in http://127.0.0.1:7750"),
+        _ => anyhow::bail!(
+            "--hub {url}: give the hub's address with http:// or https://, as in http://127.0.0.1:7750"
+        ),
     }
     Ok(url.to_owned())
 }
@@ -140,7 +148,10 @@ fn sync(paths: &Paths, h: &HubArgs, json: bool) -> anyhow::Result<()> {
     let outcome = client::sync(&mut store, redactor, hub, progress);
     let when = jiff::Timestamp::now().to_string();
     let line = match &outcome {
-        Ok(r) => format!("{when} ok: pushed {} memories and {} changes, pulled {}", r.pushed_memories, r.pushed_changes, r.pulled.stored),
+        Ok(r) => format!(
+            "{when} ok: pushed {} memories and {} changes, pulled {}",
+            r.pushed_memories, r.pushed_changes, r.pulled.stored
+        ),
         Err(e) => format!("{when} failed: {e}"),
     };
     store.set_last_sync(&line)?;
@@ -150,7 +161,10 @@ fn sync(paths: &Paths, h: &HubArgs, json: bool) -> anyhow::Result<()> {
     }
     let mut text = format!(
         "pushed {} memories and {} other changes; pulled {} items ({} already here)",
-        report.pushed_memories, report.pushed_changes, report.pulled.stored, report.pulled.unchanged
+        report.pushed_memories,
+        report.pushed_changes,
+        report.pulled.stored,
+        report.pulled.unchanged
     );
     if report.conflicts > 0 {
         text.push_str(&format!(
@@ -175,12 +189,16 @@ fn sync(paths: &Paths, h: &HubArgs, json: bool) -> anyhow::Result<()> {
 
 fn setup(paths: &Paths, h: &HubArgs, json: bool) -> anyhow::Result<()> {
     let (Some(url), Some(token)) = (&h.hub, &h.token) else {
-        anyhow::bail!("sync setup needs both --hub URL and --token T (`-` reads the token from stdin)");
+        anyhow::bail!(
+            "sync setup needs both --hub URL and --token T (`-` reads the token from stdin)"
+        );
     };
     let url = check_url(url)?;
     let token = given_token(token)?;
     if !token.starts_with("alh_") {
-        anyhow::bail!("--token: a hub token starts with alh_ (make one on the hub with `aletheia mcp-link create --scope sync`)");
+        anyhow::bail!(
+            "--token: a hub token starts with alh_ (make one on the hub with `aletheia mcp-link create --scope sync`)"
+        );
     }
     let mut store = open(paths)?;
     store.enable_sync()?;
@@ -213,7 +231,9 @@ fn status(paths: &Paths, json: bool) -> anyhow::Result<()> {
     let store = open(paths)?;
     if !store.sync_enabled()? {
         if json {
-            return Ok(super::print::json(&serde_json::json!({ "enabled": false }))?);
+            return Ok(super::print::json(
+                &serde_json::json!({ "enabled": false }),
+            )?);
         }
         return Ok(super::print::line(
             "this store does not sync yet: `aletheia sync setup --hub URL --token T`",
@@ -235,7 +255,9 @@ fn status(paths: &Paths, json: bool) -> anyhow::Result<()> {
     for (project, identity) in &s.projects {
         text.push_str(&format!("\nproject {project} travels as {identity}"));
     }
-    Ok(super::print::line(&super::print::for_terminal(&text, false))?)
+    Ok(super::print::line(&super::print::for_terminal(
+        &text, false,
+    ))?)
 }
 
 fn conflicts(paths: &Paths, h: &HubArgs, limit: usize, json: bool) -> anyhow::Result<()> {
@@ -250,7 +272,8 @@ fn conflicts(paths: &Paths, h: &HubArgs, limit: usize, json: bool) -> anyhow::Re
     }
     let mut text = String::new();
     for c in &rows {
-        let at = jiff::Timestamp::from_millisecond(c.at).map_or_else(|_| c.at.to_string(), |t| t.to_string());
+        let at = jiff::Timestamp::from_millisecond(c.at)
+            .map_or_else(|_| c.at.to_string(), |t| t.to_string());
         text.push_str(&format!(
             "#{} {at} {} {}: kept {} (from {}), lost {} (from {}): {}\n",
             c.id,
@@ -263,5 +286,8 @@ fn conflicts(paths: &Paths, h: &HubArgs, limit: usize, json: bool) -> anyhow::Re
             c.loser
         ));
     }
-    Ok(super::print::line(&super::print::for_terminal(text.trim_end(), false))?)
+    Ok(super::print::line(&super::print::for_terminal(
+        text.trim_end(),
+        false,
+    ))?)
 }

@@ -184,7 +184,9 @@ fn across(
     }
     match q.order {
         search::Order::Relevance => hits.sort_by(|a, b| {
-            b.score.total_cmp(&a.score).then(a.memory.id.cmp(&b.memory.id))
+            b.score
+                .total_cmp(&a.score)
+                .then(a.memory.id.cmp(&b.memory.id))
         }),
         search::Order::DateDesc => hits.sort_by(|a, b| {
             (b.memory.created_at, b.memory.id).cmp(&(a.memory.created_at, a.memory.id))
@@ -197,7 +199,10 @@ fn across(
     }
     facts.truncate(SEARCH_FACTS);
     let reason = (hits.is_empty() && facts.is_empty()).then(|| {
-        format!("No matches in this token's projects ({}).", projects.join(", "))
+        format!(
+            "No matches in this token's projects ({}).",
+            projects.join(", ")
+        )
     });
     Ok(search::SearchResult {
         facts,

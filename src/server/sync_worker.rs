@@ -42,7 +42,9 @@ fn once(paths: &Paths, redactor: &Redactor) {
     let token = match crate::sync::settings::load_token(paths) {
         Ok(Some(t)) => t,
         Ok(None) => {
-            tracing::warn!("sync: a hub is set up but no token is saved: run `aletheia sync setup` again");
+            tracing::warn!(
+                "sync: a hub is set up but no token is saved: run `aletheia sync setup` again"
+            );
             return;
         }
         Err(e) => {
@@ -55,8 +57,17 @@ fn once(paths: &Paths, redactor: &Redactor) {
     let when = jiff::Timestamp::now();
     let line = match &outcome {
         Ok(r) => {
-            tracing::info!(pushed_memories = r.pushed_memories, pushed_changes = r.pushed_changes, pulled = r.pulled.stored, conflicts = r.conflicts, "sync: done");
-            format!("{when} ok: pushed {} memories and {} changes, pulled {}", r.pushed_memories, r.pushed_changes, r.pulled.stored)
+            tracing::info!(
+                pushed_memories = r.pushed_memories,
+                pushed_changes = r.pushed_changes,
+                pulled = r.pulled.stored,
+                conflicts = r.conflicts,
+                "sync: done"
+            );
+            format!(
+                "{when} ok: pushed {} memories and {} changes, pulled {}",
+                r.pushed_memories, r.pushed_changes, r.pulled.stored
+            )
         }
         Err(e) => {
             tracing::warn!(error = %e, "sync: failed; trying again next time");

@@ -54,9 +54,13 @@ pub struct Report {
 pub enum SyncError {
     #[error("{0}")]
     Store(#[from] crate::store::StoreError),
-    #[error("cannot reach the hub at {url}: {cause} (is `aletheia hub` running there? the work so far is kept; run `aletheia sync` again)")]
+    #[error(
+        "cannot reach the hub at {url}: {cause} (is `aletheia hub` running there? the work so far is kept; run `aletheia sync` again)"
+    )]
     Network { url: String, cause: String },
-    #[error("the hub refused the token ({status}): {body} (make one with `aletheia mcp-link create --scope sync`, then `aletheia sync setup`)")]
+    #[error(
+        "the hub refused the token ({status}): {body} (make one with `aletheia mcp-link create --scope sync`, then `aletheia sync setup`)"
+    )]
     Token { status: u16, body: String },
     #[error("the hub answered {status}: {body}")]
     Hub { status: u16, body: String },
@@ -70,7 +74,9 @@ pub fn batch_size() -> Result<usize, String> {
             .parse::<usize>()
             .ok()
             .filter(|n| (1..=10_000).contains(n))
-            .ok_or_else(|| format!("ALETHEIA_SYNC_BATCH must be a count of items from 1 to 10000, not \"{v}\"")),
+            .ok_or_else(|| {
+                format!("ALETHEIA_SYNC_BATCH must be a count of items from 1 to 10000, not \"{v}\"")
+            }),
         _ => Ok(DEFAULT_BATCH),
     }
 }
@@ -140,15 +146,30 @@ impl Client {
                 200 => {
                     return serde_json::from_str(&text).map_err(|e| SyncError::Hub {
                         status,
-                        body: format!("an answer that is not the sync API's ({e}): is {} a hub?", self.hub.url),
+                        body: format!(
+                            "an answer that is not the sync API's ({e}): is {} a hub?",
+                            self.hub.url
+                        ),
                     });
                 }
-                429 if waits < MAX_WAITS && wait.is_some_and(|w| Duration::from_secs(w) <= MAX_WAIT) => {
+                429 if waits < MAX_WAITS
+                    && wait.is_some_and(|w| Duration::from_secs(w) <= MAX_WAIT) =>
+                {
                     waits += 1;
                     std::thread::sleep(Duration::from_secs(wait.unwrap_or(1).max(1)));
                 }
-                401 | 403 => return Err(SyncError::Token { status, body: message(&text) }),
-                _ => return Err(SyncError::Hub { status, body: message(&text) }),
+                401 | 403 => {
+                    return Err(SyncError::Token {
+                        status,
+                        body: message(&text),
+                    });
+                }
+                _ => {
+                    return Err(SyncError::Hub {
+                        status,
+                        body: message(&text),
+                    });
+                }
             }
         }
     }
@@ -158,7 +179,11 @@ impl Client {
 fn message(text: &str) -> String {
     serde_json::from_str::<serde_json::Value>(text)
         .ok()
-        .and_then(|v| v.pointer("/error/message").and_then(|m| m.as_str()).map(str::to_owned))
+        .and_then(|v| {
+            v.pointer("/error/message")
+                .and_then(|m| m.as_str())
+                .map(str::to_owned)
+        })
         .unwrap_or_else(|| crate::model::cut_chars(text.trim(), 300))
 }
 
@@ -185,9 +210,11 @@ fn bar(show: bool, len: u64, what: &'static str) -> indicatif::ProgressBar {
     }
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{msg:>8} [{bar:30}] {pos}/{len} ({per_sec}, {eta})")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template(
+            "{msg:>8} [{bar:30}] {pos}/{len} ({per_sec}, {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
     );
     bar.set_message(what);
     bar
@@ -242,7 +269,9 @@ pub fn sync(
     let mut after = None;
     loop {
         let out = store.sync_changes_out(after.as_ref(), batch, MAX_BATCH_BYTES)?;
-        let Some(last) = out.last_key.clone() else { break };
+        let Some(last) = out.last_key.clone() else {
+            break;
+        };
         after = Some(last);
         if out.batch.changes.is_empty() {
             continue;
@@ -258,7 +287,11 @@ pub fn sync(
             &format!("/v1/sync/pull?after={cursor}&limit={batch}&machine={machine}"),
             None,
         )?;
-        pull_bar.set_length(pull_bar.position() + answer.batch.changes.len() as u64 + u64::try_from(answer.left).unwrap_or(0));
+        pull_bar.set_length(
+            pull_bar.position()
+                + answer.batch.changes.len() as u64
+                + u64::try_from(answer.left).unwrap_or(0),
+        );
         let n = answer.batch.changes.len() as u64;
         let applied = store.sync_pulled(&Redacted::new(answer.batch, redactor), answer.next)?;
         pull_bar.inc(n);
@@ -281,6 +314,7 @@ pub fn conflicts(hub: Hub, limit: usize) -> Result<Vec<crate::store::sync::Confl
     struct Answer {
         conflicts: Vec<crate::store::sync::Conflict>,
     }
-    let answer: Answer = Client::new(hub).call(&format!("/v1/sync/conflicts?limit={limit}"), None)?;
+    let answer: Answer =
+        Client::new(hub).call(&format!("/v1/sync/conflicts?limit={limit}"), None)?;
     Ok(answer.conflicts)
 }

@@ -77,7 +77,10 @@ pub fn check(revision: &str, machine: &str, now_ms: i64) -> Result<(), String> {
             && c.len() == 6 && c.bytes().all(|b| b.is_ascii_digit())
             && is_machine_id(by));
     if !well_formed {
-        return Err(format!("\"{}\" is not a revision", crate::model::cut_chars(revision, 80)));
+        return Err(format!(
+            "\"{}\" is not a revision",
+            crate::model::cut_chars(revision, 80)
+        ));
     }
     if by != Some(machine) {
         return Err("a revision made by another machine than the one pushing it".to_owned());
@@ -97,7 +100,10 @@ pub fn well_formed(revision: &str) -> bool {
 
 /// Whether `id` can be a machine id: 1 to 64 lowercase letters and digits.
 pub fn is_machine_id(id: &str) -> bool {
-    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
 }
 
 /// The revision of a memory as it was first written: its creation time on the machine that
@@ -140,16 +146,31 @@ mod tests {
 
     #[test]
     fn a_full_counter_moves_the_time_on_and_odd_revisions_are_refused() {
-        let mut c = Clock { ms: 50, counter: MAX_COUNTER - 1 };
+        let mut c = Clock {
+            ms: 50,
+            counter: MAX_COUNTER - 1,
+        };
         let a = c.tick(10, "m");
         let b = c.tick(10, "m");
         assert!(a < b, "{a} {b}");
         assert_eq!(c, Clock { ms: 51, counter: 0 });
         let now = 1_000_000;
         assert_eq!(check(&rev(now, 0, "m1"), "m1", now), Ok(()));
-        assert!(check(&rev(now, 0, "m1"), "m2", now).is_err(), "another machine's");
-        assert!(check(&rev(now + MAX_AHEAD_MS + 1, 0, "m1"), "m1", now).is_err(), "from the future");
-        for bad in ["~", "999999999999999-4294967295-m1", "1-2-m1", "000000000001000-000000-M1", ""] {
+        assert!(
+            check(&rev(now, 0, "m1"), "m2", now).is_err(),
+            "another machine's"
+        );
+        assert!(
+            check(&rev(now + MAX_AHEAD_MS + 1, 0, "m1"), "m1", now).is_err(),
+            "from the future"
+        );
+        for bad in [
+            "~",
+            "999999999999999-4294967295-m1",
+            "1-2-m1",
+            "000000000001000-000000-M1",
+            "",
+        ] {
             assert!(check(bad, "m1", now).is_err(), "{bad}");
         }
     }

@@ -65,7 +65,10 @@ fn remote_url(config: &Path) -> Option<String> {
     for line in text.lines() {
         let line = line.trim();
         if line.starts_with('[') {
-            section = line.trim_matches(|c| c == '[' || c == ']').trim().to_owned();
+            section = line
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_owned();
             continue;
         }
         let Some(remote) = section.strip_prefix("remote ") else {
@@ -145,14 +148,24 @@ mod tests {
             "ssh://git@github.com:22/acme/shop.git",
             "git://github.com/acme/shop",
         ] {
-            assert_eq!(normalise(url).as_deref(), Some("github.com/acme/shop"), "{url}");
+            assert_eq!(
+                normalise(url).as_deref(),
+                Some("github.com/acme/shop"),
+                "{url}"
+            );
         }
         assert_eq!(
             normalise("git@git.example.com:Team/Shop.git").as_deref(),
             Some("git.example.com/Team/Shop")
         );
-        assert_ne!(normalise("git@github.com:acme/shop"), normalise("git@github.com:other/shop"));
-        assert_eq!(normalise("/srv/git/shop.git").as_deref(), Some("file/srv/git/shop"));
+        assert_ne!(
+            normalise("git@github.com:acme/shop"),
+            normalise("git@github.com:other/shop")
+        );
+        assert_eq!(
+            normalise("/srv/git/shop.git").as_deref(),
+            Some("file/srv/git/shop")
+        );
         assert_eq!(normalise("https://github.com/"), None);
     }
 
@@ -167,15 +180,24 @@ mod tests {
             "[core]\n\tbare = false\n[remote \"upstream\"]\n\turl = git@github.com:up/shop.git\n[remote \"origin\"]\n\turl = https://github.com/acme/shop.git\n",
         )
         .unwrap();
-        assert_eq!(identity_of(&main.join("src")).as_deref(), Some("github.com/acme/shop"));
+        assert_eq!(
+            identity_of(&main.join("src")).as_deref(),
+            Some("github.com/acme/shop")
+        );
         let wt = dir.path().join("feature");
         std::fs::create_dir_all(&wt).unwrap();
         std::fs::write(
             wt.join(".git"),
-            format!("gitdir: {}\n", main.join(".git/worktrees/feature").display()),
+            format!(
+                "gitdir: {}\n",
+                main.join(".git/worktrees/feature").display()
+            ),
         )
         .unwrap();
-        assert_eq!(identity_of(&wt).as_deref(), Some("github.com/acme/shop#feature"));
+        assert_eq!(
+            identity_of(&wt).as_deref(),
+            Some("github.com/acme/shop#feature")
+        );
         let bare = dir.path().join("scratch");
         std::fs::create_dir_all(bare.join(".git")).unwrap();
         assert_eq!(identity_of(&bare), None);

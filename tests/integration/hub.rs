@@ -358,7 +358,12 @@ fn a_token_limited_to_shop_is_refused_billing_in_every_tool_that_takes_a_project
 fn a_token_limited_to_two_projects_searches_both_when_it_names_none() {
     let h = Hub::start();
     seed(&h);
-    h.cli(&["save", "The docs ledger page explains refunds.", "--project", "docs"]);
+    h.cli(&[
+        "save",
+        "The docs ledger page explains refunds.",
+        "--project",
+        "docs",
+    ]);
     let token = h.token("sync", Some("shop,docs"));
     let mut s = h.session(&token);
     let (is_error, found) = s.call("search", json!({ "query": "ledger" }));
@@ -367,10 +372,16 @@ fn a_token_limited_to_two_projects_searches_both_when_it_names_none() {
     assert!(found.contains("docs ledger page"), "{found}");
     let (_, found) = s.call("search", json!({ "query": "month" }));
     assert!(!found.contains("Billing closes"), "{found}");
-    assert!(found.contains("this token's projects (shop, docs)"), "{found}");
+    assert!(
+        found.contains("this token's projects (shop, docs)"),
+        "{found}"
+    );
     // Named, one project only, as for any caller.
     let (_, found) = s.call("search", json!({ "query": "ledger", "project": "docs" }));
-    assert!(found.contains("docs ledger page") && !found.contains("shop ledger cache"), "{found}");
+    assert!(
+        found.contains("docs ledger page") && !found.contains("shop ledger cache"),
+        "{found}"
+    );
 }
 
 #[test]

@@ -40,12 +40,24 @@ impl Hub {
 
     fn token(&self, scope: &str, projects: Option<&str>) -> String {
         let db = self.env.db();
-        let mut args = vec!["--json", "mcp-link", "create", "--hub-db", db.to_str().unwrap(), "--scope", scope];
+        let mut args = vec![
+            "--json",
+            "mcp-link",
+            "create",
+            "--hub-db",
+            db.to_str().unwrap(),
+            "--scope",
+            scope,
+        ];
         if let Some(p) = projects {
             args.extend(["--projects", p]);
         }
         let out = self.env.std_cmd().args(&args).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         v["token"].as_str().unwrap().to_owned()
     }
@@ -111,7 +123,9 @@ impl Machine {
     fn id_of(&self, text: &str) -> i64 {
         self.env
             .conn()
-            .query_row("SELECT id FROM memories WHERE text = ?1", [text], |r| r.get(0))
+            .query_row("SELECT id FROM memories WHERE text = ?1", [text], |r| {
+                r.get(0)
+            })
             .unwrap()
     }
 
@@ -124,10 +138,12 @@ impl Machine {
                  WHERE id NOT IN (SELECT memory_id FROM work_lists) ORDER BY uid",
             )
             .unwrap();
-        s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
+        s.query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
     }
 
     /// Texts and flags only: two machines may know one project by two names.
@@ -163,23 +179,43 @@ fn two_machines_sync_both_ways_and_a_second_round_changes_nothing() {
     // Again, both ways: nothing travels, nothing doubles.
     for m in [&a, &b, &a] {
         let r = m.sync();
-        assert_eq!((r["pushed_memories"].as_i64(), r["pushed_changes"].as_i64(), stored(&r)), (Some(0), Some(0), 0), "{r}");
+        assert_eq!(
+            (
+                r["pushed_memories"].as_i64(),
+                r["pushed_changes"].as_i64(),
+                stored(&r)
+            ),
+            (Some(0), Some(0), 0),
+            "{r}"
+        );
     }
     assert_eq!(a.content(), b.content());
-    let on_hub: i64 = hub.conn().query_row("SELECT count(*) FROM memories", [], |r| r.get(0)).unwrap();
+    let on_hub: i64 = hub
+        .conn()
+        .query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(on_hub, 5);
     // What B found is searchable there.
-    assert!(b.ok(&["search", "billing retries"]).contains("laptop note 2"));
+    assert!(
+        b.ok(&["search", "billing retries"])
+            .contains("laptop note 2")
+    );
     let status = b.json(&["sync", "status"]);
     assert_eq!(status["memories_to_push"], 0);
-    assert!(status["last_sync"].as_str().unwrap().contains("ok"), "{status}");
+    assert!(
+        status["last_sync"].as_str().unwrap().contains("ok"),
+        "{status}"
+    );
 }
 
 /// Wait until `f` holds, or fail after ten seconds.
 fn wait_for(what: &str, f: impl Fn() -> bool) {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while !f() {
-        assert!(std::time::Instant::now() < until, "timed out waiting for {what}");
+        assert!(
+            std::time::Instant::now() < until,
+            "timed out waiting for {what}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
@@ -198,7 +234,12 @@ fn a_sync_killed_mid_push_and_mid_pull_resumes_and_ends_with_the_same_content() 
     let lines: String = (0..60)
         .map(|i| format!("{{\"project\":\"shop\",\"kind\":\"note\",\"title\":\"n{i}\",\"text\":\"imported note {i} on the cache layer\",\"tool\":\"cli\",\"created_at\":{}}}\n", 1_700_000_000_000_i64 + i))
         .collect();
-    let mut import = a.cmd().args(["import", "-"]).stdin(std::process::Stdio::piped()).spawn().unwrap();
+    let mut import = a
+        .cmd()
+        .args(["import", "-"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     std::io::Write::write_all(import.stdin.as_mut().unwrap(), lines.as_bytes()).unwrap();
     drop(import.stdin.take());
     assert!(import.wait().unwrap().success());
@@ -207,8 +248,11 @@ fn a_sync_killed_mid_push_and_mid_pull_resumes_and_ends_with_the_same_content() 
     // Five memories a batch, a pause after each (the debug build's stall): killed after some.
     let slow = |m: &Machine| {
         let mut c = m.cmd();
-        c.args(["sync"]).env("ALETHEIA_SYNC_BATCH", "5").env("ALETHEIA_TEST_STALL", "sync-batch:150");
-        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        c.args(["sync"])
+            .env("ALETHEIA_SYNC_BATCH", "5")
+            .env("ALETHEIA_TEST_STALL", "sync-batch:150");
+        c.stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
         c.spawn().unwrap()
     };
     let mut push = slow(&a);
@@ -216,7 +260,10 @@ fn a_sync_killed_mid_push_and_mid_pull_resumes_and_ends_with_the_same_content() 
     push.kill().unwrap();
     push.wait().unwrap();
     let partial = count(&hub.env.db());
-    assert!((15..60).contains(&partial), "killed mid-push: {partial} on the hub");
+    assert!(
+        (15..60).contains(&partial),
+        "killed mid-push: {partial} on the hub"
+    );
     let resumed = a.sync();
     // The resume sends what the hub lacks, and again the one batch the hub may have taken
     // just before the kill, whose answer the killed process never recorded: harmless.
@@ -229,7 +276,10 @@ fn a_sync_killed_mid_push_and_mid_pull_resumes_and_ends_with_the_same_content() 
     pull.kill().unwrap();
     pull.wait().unwrap();
     let partial = count(&b.env.db());
-    assert!((15..60).contains(&partial), "killed mid-pull: {partial} here");
+    assert!(
+        (15..60).contains(&partial),
+        "killed mid-pull: {partial} here"
+    );
     b.sync();
     assert_eq!(a.content(), b.content());
     assert_eq!(b.content().len(), 60);
@@ -246,12 +296,19 @@ fn a_dismissal_sticks_against_a_stale_copy_and_a_concurrent_edit() {
     a.sync();
     b.sync();
     // A dismisses one; B, not yet knowing, pins it a moment later (the later revision).
-    a.ok(&["dismiss", &a.id_of("the staging database is at db-staging-2").to_string()]);
+    a.ok(&[
+        "dismiss",
+        &a.id_of("the staging database is at db-staging-2")
+            .to_string(),
+    ]);
     std::thread::sleep(std::time::Duration::from_millis(5));
     // (Pinning is the dashboard's and REST's; the same update on B's file.)
     b.env
         .conn()
-        .execute("UPDATE memories SET pinned = 1 WHERE id = ?1", [b.id_of("the staging database is at db-staging-2")])
+        .execute(
+            "UPDATE memories SET pinned = 1 WHERE id = ?1",
+            [b.id_of("the staging database is at db-staging-2")],
+        )
         .unwrap();
     a.sync();
     let r = b.sync();
@@ -265,13 +322,20 @@ fn a_dismissal_sticks_against_a_stale_copy_and_a_concurrent_edit() {
             .unwrap();
         assert!(staging.4, "dismissed everywhere: {staging:?}");
         assert!(staging.3, "and the later edit's pin kept: {staging:?}");
-        assert!(!m.ok(&["search", "staging database"]).contains("db-staging-2"));
+        assert!(
+            !m.ok(&["search", "staging database"])
+                .contains("db-staging-2")
+        );
     }
     // Rounds more bring nothing back.
     b.sync();
     a.sync();
     assert_eq!(a.texts(), b.texts());
-    assert!(a.texts().iter().any(|t| t.1.contains("db-staging-2") && t.3));
+    assert!(
+        a.texts()
+            .iter()
+            .any(|t| t.1.contains("db-staging-2") && t.3)
+    );
 }
 
 #[test]
@@ -281,7 +345,8 @@ fn a_list_changed_on_two_machines_ends_the_same_and_the_loser_is_listed() {
     let (a, b) = (Machine::new(&hub, &token), Machine::new(&hub, &token));
     let write = |m: &Machine, items: &str| {
         let mut c = m.cmd();
-        c.args(["list", "write", "todo"]).stdin(std::process::Stdio::piped());
+        c.args(["list", "write", "todo"])
+            .stdin(std::process::Stdio::piped());
         c.stdout(std::process::Stdio::null());
         let mut child = c.spawn().unwrap();
         std::io::Write::write_all(child.stdin.as_mut().unwrap(), items.as_bytes()).unwrap();
@@ -298,9 +363,15 @@ fn a_list_changed_on_two_machines_ends_the_same_and_the_loser_is_listed() {
     a.sync();
     assert_eq!(b.sync()["conflicts"], 1);
     a.sync();
-    let (la, lb) = (a.ok(&["list", "read", "todo"]), b.ok(&["list", "read", "todo"]));
+    let (la, lb) = (
+        a.ok(&["list", "read", "todo"]),
+        b.ok(&["list", "read", "todo"]),
+    );
     assert_eq!(la, lb);
-    assert!(la.contains("from the desktop"), "the later write wins: {la}");
+    assert!(
+        la.contains("from the desktop"),
+        "the later write wins: {la}"
+    );
     let conflicts = a.json(&["sync", "conflicts"]);
     let rows = conflicts.as_array().unwrap();
     assert_eq!(rows.len(), 1, "{conflicts}");
@@ -333,11 +404,22 @@ fn the_hub_redacts_with_its_own_rules_what_a_machine_sends() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    assert!(texts.iter().all(|t| !t.contains("ACMEKEY-12345678")), "{texts:?}");
-    assert!(texts.iter().any(|t| t.contains("[redacted:acme-ticket-key]")), "{texts:?}");
+    assert!(
+        texts.iter().all(|t| !t.contains("ACMEKEY-12345678")),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("[redacted:acme-ticket-key]")),
+        "{texts:?}"
+    );
     assert!(support::files_holding(&hub.env.data(), b"ACMEKEY-12345678").is_empty());
     let on_b = b.texts();
-    assert!(on_b.iter().all(|t| !t.1.contains("ACMEKEY-12345678")), "{on_b:?}");
+    assert!(
+        on_b.iter().all(|t| !t.1.contains("ACMEKEY-12345678")),
+        "{on_b:?}"
+    );
 }
 
 /// A checkout at `dir` whose origin is `remote`.
@@ -345,7 +427,9 @@ fn checkout(dir: &Path, remote: &str) {
     std::fs::create_dir_all(dir.join(".git")).unwrap();
     std::fs::write(
         dir.join(".git/config"),
-        format!("[remote \"origin\"]\n\turl = {remote}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"),
+        format!(
+            "[remote \"origin\"]\n\turl = {remote}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+        ),
     )
     .unwrap();
 }
@@ -360,9 +444,18 @@ fn one_repository_in_two_folders_is_one_project_and_two_repositories_with_one_na
         checkout(&dir, remote);
         dir
     };
-    let mut a = Machine { env: Env::new(), cwd: here("a/shop-main", "git@github.com:acme/shop.git") };
-    let mut b = Machine { env: Env::new(), cwd: here("b/shop", "https://github.com/Acme/shop") };
-    let mut c = Machine { env: Env::new(), cwd: here("c/shop", "git@gitlab.com:someone-else/shop.git") };
+    let mut a = Machine {
+        env: Env::new(),
+        cwd: here("a/shop-main", "git@github.com:acme/shop.git"),
+    };
+    let mut b = Machine {
+        env: Env::new(),
+        cwd: here("b/shop", "https://github.com/Acme/shop"),
+    };
+    let mut c = Machine {
+        env: Env::new(),
+        cwd: here("c/shop", "git@gitlab.com:someone-else/shop.git"),
+    };
     for m in [&mut a, &mut b, &mut c] {
         m.ok(&["sync", "setup", "--hub", &hub.url, "--token", &token]);
     }
@@ -373,7 +466,11 @@ fn one_repository_in_two_folders_is_one_project_and_two_repositories_with_one_na
         m.sync();
     }
     let project_of = |m: &Machine, text: &str| {
-        m.content().into_iter().find(|x| x.2.contains(text)).unwrap().1
+        m.content()
+            .into_iter()
+            .find(|x| x.2.contains(text))
+            .unwrap()
+            .1
     };
     // On B, A's memory is in B's own project, beside B's.
     assert_eq!(project_of(&b, "checkout page"), "shop");
@@ -395,7 +492,12 @@ fn one_repository_in_two_folders_is_one_project_and_two_repositories_with_one_na
         .collect();
     assert_eq!(hub_projects.len(), 2, "{hub_projects:?}");
     let status = b.json(&["sync", "status"]);
-    assert!(status["projects"].to_string().contains("github.com/acme/shop"), "{status}");
+    assert!(
+        status["projects"]
+            .to_string()
+            .contains("github.com/acme/shop"),
+        "{status}"
+    );
 }
 
 #[test]
@@ -404,22 +506,47 @@ fn a_token_syncs_only_its_projects_and_a_read_token_not_at_all() {
     let shop_only = hub.token("sync", Some("shop"));
     let a = Machine::new(&hub, &hub.token("sync", None));
     a.save("shop: the price job runs hourly");
-    a.ok(&["save", "--project", "billing", "billing: invoices close on the 1st"]);
+    a.ok(&[
+        "save",
+        "--project",
+        "billing",
+        "billing: invoices close on the 1st",
+    ]);
     a.sync();
     let b = Machine::new(&hub, &shop_only);
-    b.ok(&["save", "--project", "billing", "billing from b: must stay here"]);
+    b.ok(&[
+        "save",
+        "--project",
+        "billing",
+        "billing from b: must stay here",
+    ]);
     let r = b.sync();
     assert_eq!(r["refused"], 1, "{r}");
     let texts: Vec<String> = b.texts().into_iter().map(|t| t.1).collect();
     assert!(texts.iter().any(|t| t.contains("price job")), "{texts:?}");
-    assert!(!texts.iter().any(|t| t.contains("invoices close")), "{texts:?}");
-    assert!(!hub.conn().query_row("SELECT count(*) FROM memories WHERE text LIKE '%must stay here%'", [], |r| r.get::<_, i64>(0)).map(|n| n > 0).unwrap());
+    assert!(
+        !texts.iter().any(|t| t.contains("invoices close")),
+        "{texts:?}"
+    );
+    assert!(
+        !hub.conn()
+            .query_row(
+                "SELECT count(*) FROM memories WHERE text LIKE '%must stay here%'",
+                [],
+                |r| r.get::<_, i64>(0)
+            )
+            .map(|n| n > 0)
+            .unwrap()
+    );
 
     let reader = Machine::new(&hub, &hub.token("read", None));
     let out = reader.cmd().args(["sync"]).output().unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot sync") && err.contains("--scope sync"), "{err}");
+    assert!(
+        err.contains("cannot sync") && err.contains("--scope sync"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -433,19 +560,35 @@ fn a_session_start_ties_its_project_to_the_git_remote_once_the_store_syncs() {
         let payload = serde_json::json!({
             "session_id": "s1", "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"
         });
-        m.env.hook("claude-code", "SessionStart", payload.to_string());
+        m.env
+            .hook("claude-code", "SessionStart", payload.to_string());
     };
     // A store that does not sync is left as it was.
-    let plain = Machine { env: Env::new(), cwd: PathBuf::from("/home/dev/elsewhere") };
+    let plain = Machine {
+        env: Env::new(),
+        cwd: PathBuf::from("/home/dev/elsewhere"),
+    };
     plain.save("a note, so there is a store");
     start(&plain);
-    let tables: i64 = plain.env.conn().query_row("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'sync_%'", [], |r| r.get(0)).unwrap();
+    let tables: i64 = plain
+        .env
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'sync_%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
     assert_eq!(tables, 0);
     let mut m = Machine::new(&hub, &token);
     m.cwd = PathBuf::from("/home/dev/elsewhere");
     start(&m);
     let status = m.json(&["sync", "status"]);
-    assert_eq!(status["projects"], serde_json::json!([["storefront", "github.com/acme/storefront"]]), "{status}");
+    assert_eq!(
+        status["projects"],
+        serde_json::json!([["storefront", "github.com/acme/storefront"]]),
+        "{status}"
+    );
 }
 
 #[test]
@@ -455,7 +598,8 @@ fn the_server_syncs_on_its_own_once_set_up() {
     let m = Machine::new(&hub, &token);
     m.save("the server pushes this one by itself");
     let mut cmd = m.cmd();
-    cmd.args(["server", "--port", "0"]).env("ALETHEIA_SYNC_INTERVAL", "1");
+    cmd.args(["server", "--port", "0"])
+        .env("ALETHEIA_SYNC_INTERVAL", "1");
     let (mut child, _port, _first, lines) = support::start_server(cmd);
     std::thread::spawn(move || for _ in lines {});
     wait_for("the server's first sync", || count(&hub.env.db()) == 1);
@@ -464,5 +608,8 @@ fn the_server_syncs_on_its_own_once_set_up() {
     let _ = child.kill();
     let _ = child.wait();
     let status = m.json(&["sync", "status"]);
-    assert!(status["last_sync"].as_str().unwrap().contains(" ok: "), "{status}");
+    assert!(
+        status["last_sync"].as_str().unwrap().contains(" ok: "),
+        "{status}"
+    );
 }

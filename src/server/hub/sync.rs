@@ -37,10 +37,7 @@ pub fn router(state: Arc<State>) -> Router {
 }
 
 fn unless_sync(token: &Authorized) -> Option<Response> {
-    if matches!(
-        Scope::parse(&token.0.scope),
-        Ok(Scope::Sync | Scope::Admin)
-    ) {
+    if matches!(Scope::parse(&token.0.scope), Ok(Scope::Sync | Scope::Admin)) {
         return None;
     }
     Some(
@@ -57,7 +54,11 @@ fn unless_sync(token: &Authorized) -> Option<Response> {
 /// every project, which only an unlimited token may write or read).
 fn allowed(token: &Token) -> impl Fn(&str) -> bool + Send + 'static {
     let projects = token.projects.clone();
-    move |p: &str| projects.as_ref().is_none_or(|list| list.iter().any(|a| a == p))
+    move |p: &str| {
+        projects
+            .as_ref()
+            .is_none_or(|list| list.iter().any(|a| a == p))
+    }
 }
 
 async fn audited(state: &Arc<State>, token: &Authorized, action: &str, ok: bool) {
@@ -144,7 +145,10 @@ async fn pull(
         Ok(q) => q,
         Err(e) => return ApiError::new(400, "bad_request", e.body_text()).into_response(),
     };
-    let limit = q.limit.unwrap_or(crate::sync::client::DEFAULT_BATCH).clamp(1, MAX_PULL);
+    let limit = q
+        .limit
+        .unwrap_or(crate::sync::client::DEFAULT_BATCH)
+        .clamp(1, MAX_PULL);
     let allow = allowed(&token.0);
     let result = state
         .with_store(move |store| store.sync_changes_since(q.after, limit, &q.machine, &allow))

@@ -66,22 +66,22 @@ mod tests;
 
 use super::compression::{Comparable, Source, Summary};
 use super::facts::{Accepted, FactOutcome, NewFact, Rejected};
+use super::hub::{AuditEntry as CallEntry, NewToken, Token};
 use super::jobs::{Failure, Job, JobCounts, JobRow, Retry};
 use super::rules::NewRule;
 use super::search::{
     CandidateReader, Candidates, DateOrder, FileMatch, Filter, TermSample, TextQuery,
 };
 use super::state::{AuditEntry, ItemType, NewList};
+use super::sync::{Conflict, Pusher, Received};
 use super::term_counts::TermCounts;
 use super::usage::Usage;
 use super::vectors::StoredVector;
-use super::hub::{AuditEntry as CallEntry, NewToken, Token};
-use super::sync::{Conflict, Pusher, Received};
 use super::{Inserted, MemoryFilter, QueuedSession, Rescrubbed, Store, StoreError};
-use crate::sync::item::Batch;
 use crate::model::{Fact, Memory, NewMemory, Review, Rule};
 use crate::redact::{Redacted, Redactor};
 use crate::store::fact_queries::HistoryQuery;
+use crate::sync::item::Batch;
 use std::collections::HashSet;
 
 /// Declares each part of the contract and implements it for the SQLite [`Store`] by calling

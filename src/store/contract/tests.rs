@@ -355,7 +355,10 @@ fn a_token_is_kept_by_its_hash_and_revoked_once(s: &mut dyn HubStorage) {
     };
     let id = s.create_token(&redacted(t)).unwrap();
     let got = s.token(id).unwrap().unwrap();
-    assert_eq!((got.hash.as_str(), got.projects.as_deref()), ("ab".repeat(32).as_str(), Some(&["shop".to_owned()][..])));
+    assert_eq!(
+        (got.hash.as_str(), got.projects.as_deref()),
+        ("ab".repeat(32).as_str(), Some(&["shop".to_owned()][..]))
+    );
     assert!(s.revoke_token(id, 5).unwrap());
     assert!(!s.revoke_token(id, 6).unwrap());
     assert_eq!(s.tokens().unwrap()[0].revoked_at, Some(5));
@@ -399,18 +402,35 @@ fn a_push_taken_twice_changes_nothing_and_is_served_once(s: &mut dyn HubStorage)
         changes: vec![change],
     };
     let all = |_: &str| true;
-    let pusher = Pusher { token: 1, allowed: &all, may_tie: true, now: 2_000 };
+    let pusher = Pusher {
+        token: 1,
+        allowed: &all,
+        may_tie: true,
+        now: 2_000,
+    };
     let first = s.sync_receive(&redacted(batch.clone()), &pusher).unwrap();
     let again = s.sync_receive(&redacted(batch.clone()), &pusher).unwrap();
     let other = Pusher { token: 2, ..pusher };
     let stolen = s.sync_receive(&redacted(batch), &other).unwrap();
-    assert!(stolen.rejected.is_some(), "a machine id is its first token's");
+    assert!(
+        stolen.rejected.is_some(),
+        "a machine id is its first token's"
+    );
     assert_eq!((first.accepted, again.accepted, again.unchanged), (1, 0, 1));
     let (served, next, left) = s.sync_changes_since(0, 10, "m2", &all).unwrap();
     assert_eq!((served.changes.len(), left), (1, 0));
-    assert_eq!(served.projects.get("github.com/acme/shop").map(String::as_str), Some("shop"));
+    assert_eq!(
+        served
+            .projects
+            .get("github.com/acme/shop")
+            .map(String::as_str),
+        Some("shop")
+    );
     let (own, _, _) = s.sync_changes_since(0, 10, "m1", &all).unwrap();
-    assert!(own.changes.is_empty(), "a machine is not served its own revisions");
+    assert!(
+        own.changes.is_empty(),
+        "a machine is not served its own revisions"
+    );
     let (after, _, _) = s.sync_changes_since(next, 10, "m2", &all).unwrap();
     assert!(after.changes.is_empty());
     assert!(s.sync_conflicts(10).unwrap().is_empty());

@@ -87,12 +87,14 @@ fn current(
     let Some((rev, origin)) = held(tx, kind, key)? else {
         return Ok(None);
     };
-    Ok(items::read(tx, kind, key, names, false)?.map(|item| Change {
-        rev,
-        base: None,
-        origin,
-        item,
-    }))
+    Ok(
+        items::read(tx, kind, key, names, false)?.map(|item| Change {
+            rev,
+            base: None,
+            origin,
+            item,
+        }),
+    )
 }
 
 /// Give every memory stored on the hub itself (over MCP) since the last call a revision and
@@ -147,10 +149,17 @@ const MAX_ITEM_BYTES: usize = 1024 * 1024;
 const CONFLICTS_KEPT: i64 = 10;
 
 /// Why a whole push is refused, before anything in it is written.
-fn refuse_push(tx: &Transaction<'_>, batch: &Batch, token: i64, now: i64) -> rusqlite::Result<Option<String>> {
+fn refuse_push(
+    tx: &Transaction<'_>,
+    batch: &Batch,
+    token: i64,
+    now: i64,
+) -> rusqlite::Result<Option<String>> {
     let machine = batch.machine.as_str();
     if !hlc::is_machine_id(machine) {
-        return Ok(Some("a push must name its machine (1 to 64 lowercase letters and digits)".to_owned()));
+        return Ok(Some(
+            "a push must name its machine (1 to 64 lowercase letters and digits)".to_owned(),
+        ));
     }
     let bound: Option<i64> = rusqlite::OptionalExtension::optional(
         tx.prepare_cached("SELECT token FROM sync_machines WHERE machine = ?1")?
@@ -170,7 +179,9 @@ fn refuse_push(tx: &Transaction<'_>, batch: &Batch, token: i64, now: i64) -> rus
     }
     for change in &batch.changes {
         if change.origin != machine {
-            return Ok(Some("every change in a push must be the pushing machine's own".to_owned()));
+            return Ok(Some(
+                "every change in a push must be the pushing machine's own".to_owned(),
+            ));
         }
         if let Err(why) = hlc::check(&change.rev, machine, now) {
             return Ok(Some(why));
@@ -208,7 +219,9 @@ fn keep_conflict(
     now: i64,
 ) -> rusqlite::Result<bool> {
     let known = tx
-        .prepare_cached("SELECT 1 FROM sync_conflicts WHERE kind = ?1 AND key = ?2 AND loser_rev = ?3")?
+        .prepare_cached(
+            "SELECT 1 FROM sync_conflicts WHERE kind = ?1 AND key = ?2 AND loser_rev = ?3",
+        )?
         .exists([kind, key, loser.rev.as_str()])?;
     if known {
         return Ok(false);
@@ -255,11 +268,14 @@ impl Store {
             let me = machine_id(tx)?;
             let mut c = clock(tx)?;
             for change in &batch.changes {
-                if serde_json::to_string(&change.item).map_or(usize::MAX, |s| s.len()) > MAX_ITEM_BYTES {
+                if serde_json::to_string(&change.item).map_or(usize::MAX, |s| s.len())
+                    > MAX_ITEM_BYTES
+                {
                     out.refused += 1;
                     continue;
                 }
-                let item = items::localise(tx, change.item.clone(), &batch.projects, pusher.may_tie)?;
+                let item =
+                    items::localise(tx, change.item.clone(), &batch.projects, pusher.may_tie)?;
                 if !allowed_item(tx, &item, allowed)? {
                     out.refused += 1;
                     continue;

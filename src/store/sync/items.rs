@@ -294,8 +294,10 @@ fn write_memory(tx: &Transaction<'_>, m: &MemoryItem) -> rusqlite::Result<Writte
                 )
                 .optional()?;
             if let Some((_, target)) = &twin {
-                tx.prepare_cached("INSERT OR IGNORE INTO sync_aliases (uid, target) VALUES (?1, ?2)")?
-                    .execute([&m.uid, target])?;
+                tx.prepare_cached(
+                    "INSERT OR IGNORE INTO sync_aliases (uid, target) VALUES (?1, ?2)",
+                )?
+                .execute([&m.uid, target])?;
             }
             twin.map(|(id, _)| id)
         }
@@ -322,7 +324,13 @@ fn write_memory(tx: &Transaction<'_>, m: &MemoryItem) -> rusqlite::Result<Writte
         "UPDATE OR IGNORE memories SET title = ?2, text = ?3, content_hash = ?4, files = ?5
          WHERE id = ?1 AND (title != ?2 OR text != ?3 OR files != ?5)",
     )?
-    .execute(params![id, m.title, m.text, content_hash(&m.title, &m.text), files])?;
+    .execute(params![
+        id,
+        m.title,
+        m.text,
+        content_hash(&m.title, &m.text),
+        files
+    ])?;
     tx.prepare_cached(
         "UPDATE memories SET pinned = ?2, dismissed = ?3 WHERE id = ?1 AND (pinned != ?2 OR dismissed != ?3)",
     )?

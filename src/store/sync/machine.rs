@@ -124,7 +124,9 @@ pub(super) fn stamp(tx: &Transaction<'_>, hub: bool) -> rusqlite::Result<usize> 
     let me = machine_id(tx)?;
     let mut c = clock(tx)?;
     let dirty: Vec<(String, String, i64)> = tx
-        .prepare_cached(&format!("SELECT kind, key, at FROM sync_dirty ORDER BY at, {RANK}, key"))?
+        .prepare_cached(&format!(
+            "SELECT kind, key, at FROM sync_dirty ORDER BY at, {RANK}, key"
+        ))?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<Result<_, _>>()?;
     let now = crate::time::now_ms();
@@ -132,7 +134,9 @@ pub(super) fn stamp(tx: &Transaction<'_>, hub: bool) -> rusqlite::Result<usize> 
         // Seeded items carry no time of change: they are stamped now.
         let rev = c.tick(if *at > 0 { *at } else { now }, &me);
         let prior: Option<(String, Option<String>, bool)> = tx
-            .prepare_cached("SELECT rev, base, pending FROM sync_revs WHERE kind = ?1 AND key = ?2")?
+            .prepare_cached(
+                "SELECT rev, base, pending FROM sync_revs WHERE kind = ?1 AND key = ?2",
+            )?
             .query_row([kind, key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .optional()?;
         let base = match prior {
@@ -140,7 +144,11 @@ pub(super) fn stamp(tx: &Transaction<'_>, hub: bool) -> rusqlite::Result<usize> 
             Some((rev, _, false)) => Some(rev),
             None => None,
         };
-        let seq = if hub { Some(super::hub_side::next_seq(tx)?) } else { None };
+        let seq = if hub {
+            Some(super::hub_side::next_seq(tx)?)
+        } else {
+            None
+        };
         tx.prepare_cached(
             "INSERT OR REPLACE INTO sync_revs (kind, key, rev, base, origin, pending, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?
@@ -153,8 +161,7 @@ pub(super) fn stamp(tx: &Transaction<'_>, hub: bool) -> rusqlite::Result<usize> 
 
 /// The order kinds travel in: what others hang on first (an episode on its memory, a fact on
 /// the memory it came from), so the side that applies them holds it already.
-pub(super) const RANK: &str =
-    "CASE kind WHEN 'memory' THEN 0 WHEN 'episode' THEN 1 WHEN 'fact' THEN 2 WHEN 'rule' THEN 3 ELSE 4 END";
+pub(super) const RANK: &str = "CASE kind WHEN 'memory' THEN 0 WHEN 'episode' THEN 1 WHEN 'fact' THEN 2 WHEN 'rule' THEN 3 ELSE 4 END";
 
 /// [`RANK`] of one kind.
 fn rank(kind: &str) -> i64 {

@@ -187,14 +187,14 @@ pub(crate) fn advance_meta(tx: &Transaction<'_>, key: &str, n: i64) -> rusqlite:
 }
 
 fn meta_int(tx: &rusqlite::Connection, key: &str) -> rusqlite::Result<i64> {
-    Ok(get_meta(tx, key)?
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0))
+    Ok(get_meta(tx, key)?.and_then(|v| v.parse().ok()).unwrap_or(0))
 }
 
 /// The clock, read for a run of stamps and written back with [`save_clock`].
 fn clock(tx: &Transaction<'_>) -> rusqlite::Result<Clock> {
-    Ok(Clock::parse(&get_meta(tx, meta::CLOCK)?.unwrap_or_default()))
+    Ok(Clock::parse(
+        &get_meta(tx, meta::CLOCK)?.unwrap_or_default(),
+    ))
 }
 
 fn save_clock(tx: &Transaction<'_>, c: Clock) -> rusqlite::Result<()> {
@@ -430,7 +430,12 @@ mod tests {
     fn sync(m: &mut Store, hub: &mut Store) {
         let r = &Redactor::builtin();
         let all = |_: &str| true;
-        let pusher = Pusher { token: 1, allowed: &all, may_tie: true, now: crate::time::now_ms() };
+        let pusher = Pusher {
+            token: 1,
+            allowed: &all,
+            may_tie: true,
+            now: crate::time::now_ms(),
+        };
         let me = m.enable_sync().unwrap();
         m.sync_stamp().unwrap();
         loop {
@@ -438,15 +443,23 @@ mod tests {
             if out.batch.changes.is_empty() {
                 break;
             }
-            let got = hub.sync_receive(&Redacted::new(out.batch.clone(), r), &pusher).unwrap();
+            let got = hub
+                .sync_receive(&Redacted::new(out.batch.clone(), r), &pusher)
+                .unwrap();
             m.sync_pushed(&out, &Redacted::new(got.current, r)).unwrap();
         }
         let mut after = None;
         loop {
-            let out = m.sync_changes_out(after.as_ref(), 1000, usize::MAX).unwrap();
-            let Some(last) = out.last_key.clone() else { break };
+            let out = m
+                .sync_changes_out(after.as_ref(), 1000, usize::MAX)
+                .unwrap();
+            let Some(last) = out.last_key.clone() else {
+                break;
+            };
             after = Some(last);
-            let got = hub.sync_receive(&Redacted::new(out.batch.clone(), r), &pusher).unwrap();
+            let got = hub
+                .sync_receive(&Redacted::new(out.batch.clone(), r), &pusher)
+                .unwrap();
             m.sync_pushed(&out, &Redacted::new(got.current, r)).unwrap();
         }
         loop {
@@ -472,7 +485,9 @@ mod tests {
 
     fn facts(s: &Store) -> Vec<(String, String, Option<i64>, bool)> {
         s.conn
-            .prepare("SELECT subject, object, valid_to, dismissed FROM facts ORDER BY subject, object")
+            .prepare(
+                "SELECT subject, object, valid_to, dismissed FROM facts ORDER BY subject, object",
+            )
             .unwrap()
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
             .unwrap()
@@ -498,8 +513,10 @@ mod tests {
         };
         // Each statement below fires a trigger over a dirty row the one before left; an
         // upsert's conflict policy would turn a trigger's `OR REPLACE` into a failure.
-        a.write_list(&list(serde_json::json!(["one"])), "cli", 1).unwrap();
-        a.write_list(&list(serde_json::json!(["two"])), "cli", 2).unwrap();
+        a.write_list(&list(serde_json::json!(["one"])), "cli", 1)
+            .unwrap();
+        a.write_list(&list(serde_json::json!(["two"])), "cli", 2)
+            .unwrap();
         let (id, _) = a.add_rule(&Redacted::new(rule(), r), 1).unwrap();
         a.confirm_rule(&id, 2).unwrap();
         a.set_rule_enabled(&id, false).unwrap();
@@ -532,7 +549,12 @@ mod tests {
         sync(&mut a, &mut hub);
         // A token limited to scratch: it reuses payroll's uid, and names payroll's repository.
         let scratch = |p: &str| p == "scratch";
-        let limited = Pusher { token: 9, allowed: &scratch, may_tie: false, now: crate::time::now_ms() };
+        let limited = Pusher {
+            token: 9,
+            allowed: &scratch,
+            may_tie: false,
+            now: crate::time::now_ms(),
+        };
         let now = crate::time::now_ms();
         let mut stolen = {
             let tx = a.conn.transaction().unwrap();
@@ -553,21 +575,40 @@ mod tests {
                 item: stolen,
             }],
         };
-        let got = hub.sync_receive(&Redacted::new(batch, r), &limited).unwrap();
+        let got = hub
+            .sync_receive(&Redacted::new(batch, r), &limited)
+            .unwrap();
         assert_eq!((got.refused, got.accepted), (1, 0));
-        assert!(got.current.changes.is_empty(), "nothing of payroll's comes back");
+        assert!(
+            got.current.changes.is_empty(),
+            "nothing of payroll's comes back"
+        );
         let (text, dismissed): (String, bool) = hub
             .conn
-            .query_row("SELECT text, dismissed FROM memories WHERE uid = 'u-pay'", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row(
+                "SELECT text, dismissed FROM memories WHERE uid = 'u-pay'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .unwrap();
-        assert_eq!((text.as_str(), dismissed), ("salaries are paid on the 25th", false));
+        assert_eq!(
+            (text.as_str(), dismissed),
+            ("salaries are paid on the 25th", false)
+        );
         let tied: i64 = hub
             .conn
-            .query_row("SELECT count(*) FROM sync_projects WHERE identity = 'github.com/acme/payroll'", [], |r| r.get(0))
+            .query_row(
+                "SELECT count(*) FROM sync_projects WHERE identity = 'github.com/acme/payroll'",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(tied, 0, "a limited token ties no repository");
         // A revision from the far future is refused whole.
-        let mut future = Batch { machine: "evil".into(), ..Batch::default() };
+        let mut future = Batch {
+            machine: "evil".into(),
+            ..Batch::default()
+        };
         future.changes.push(Change {
             rev: crate::sync::hlc::rev(now + 86_400_000, 0, "evil"),
             base: None,
@@ -579,7 +620,9 @@ mod tests {
                 updated_at: now,
             }),
         });
-        let got = hub.sync_receive(&Redacted::new(future, r), &limited).unwrap();
+        let got = hub
+            .sync_receive(&Redacted::new(future, r), &limited)
+            .unwrap();
         assert!(got.rejected.unwrap().contains("ahead of the hub's clock"));
     }
 
@@ -603,12 +646,18 @@ mod tests {
         add(&a, "second");
         sync(&mut a, &mut hub);
         // A scrub's merge deletes the newest; the next memory gets its id.
-        a.conn.execute("DELETE FROM memories WHERE uid = 'second'", []).unwrap();
+        a.conn
+            .execute("DELETE FROM memories WHERE uid = 'second'", [])
+            .unwrap();
         add(&a, "third");
         sync(&mut a, &mut hub);
         let on_hub: i64 = hub
             .conn
-            .query_row("SELECT count(*) FROM memories WHERE uid = 'third'", [], |r| r.get(0))
+            .query_row(
+                "SELECT count(*) FROM memories WHERE uid = 'third'",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(on_hub, 1);
     }
@@ -617,7 +666,8 @@ mod tests {
     fn facts_episodes_and_rules_travel_and_a_disabled_rule_stays_disabled() {
         let dir = tempfile::tempdir().unwrap();
         let (mut a, mut b) = (open(dir.path(), "a.db"), open(dir.path(), "b.db"));
-        let mut hub = Store::open_hub(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+        let mut hub =
+            Store::open_hub(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
         let r = &Redactor::builtin();
         // Made before sync was enabled: the first sync sends them all the same.
         let (id, _) = a.add_rule(&Redacted::new(rule(), r), 1_000).unwrap();
@@ -651,11 +701,16 @@ mod tests {
         for s in [&a, &b] {
             let rules = s.all_rules(None).unwrap();
             assert_eq!((rules.len(), rules[0].1), (1, false), "disabled on both");
-            assert_eq!(rules[0].0.confirmed_at, 9_000, "the later edit kept otherwise");
+            assert_eq!(
+                rules[0].0.confirmed_at, 9_000,
+                "the later edit kept otherwise"
+            );
         }
         assert_eq!(hub.sync_conflicts(10).unwrap().len(), 1);
         // A fact dismissed on B reaches A; nothing is left to push on either side.
-        b.conn.execute("UPDATE facts SET dismissed = 1 WHERE object = 'mysql'", []).unwrap();
+        b.conn
+            .execute("UPDATE facts SET dismissed = 1 WHERE object = 'mysql'", [])
+            .unwrap();
         sync(&mut b, &mut hub);
         sync(&mut a, &mut hub);
         assert_eq!(facts(&a), facts(&b));
