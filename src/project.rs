@@ -110,19 +110,24 @@ pub fn project_key(cwd: &Path) -> String {
 /// checkout's root. Submodules also have a `.git` file, pointing into `.git/modules/`: those are
 /// projects of their own, so they return `None`.
 fn worktree_main_root(git_file: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(git_file).ok()?;
-    let gitdir = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
-    let gitdir = if Path::new(gitdir).is_absolute() {
-        PathBuf::from(gitdir)
-    } else {
-        git_file.parent()?.join(gitdir)
-    };
+    let gitdir = gitdir_of(git_file)?;
     let worktrees = gitdir.parent()?;
     if worktrees.file_name()? != "worktrees" {
         return None;
     }
     let dot_git = worktrees.parent()?;
     Some(dot_git.parent()?.to_path_buf())
+}
+
+/// The folder a `.git` file points to (`gitdir: …`, relative to the file's folder or not).
+pub fn gitdir_of(git_file: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(git_file).ok()?;
+    let gitdir = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    Some(if Path::new(gitdir).is_absolute() {
+        PathBuf::from(gitdir)
+    } else {
+        git_file.parent()?.join(gitdir)
+    })
 }
 
 fn folder_name(dir: &Path) -> String {

@@ -42,13 +42,7 @@ pub fn identity_of(cwd: &Path) -> Option<String> {
 /// The git folder a `.git` file points to: a linked worktree's common folder (and `true`), or
 /// a submodule's own folder (and `false`).
 fn worktree_common_dir(git_file: &Path) -> Option<(PathBuf, bool)> {
-    let text = std::fs::read_to_string(git_file).ok()?;
-    let gitdir = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
-    let gitdir = if Path::new(gitdir).is_absolute() {
-        PathBuf::from(gitdir)
-    } else {
-        git_file.parent()?.join(gitdir)
-    };
+    let gitdir = crate::project::gitdir_of(git_file)?;
     let parent = gitdir.parent()?;
     if parent.file_name()? == "worktrees" {
         Some((parent.parent()?.to_path_buf(), true))
