@@ -225,8 +225,19 @@ pub async fn layer(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
     match guard.check(&req, peer, Instant::now()) {
         Ok(()) => next.run(req).await,
-        Err(refusal) => refusal.into_response(),
+        Err(refusal) => closing(refusal.into_response()),
     }
+}
+
+/// A refusal sent before its request's body was read, marked `Connection: close`: the unread
+/// body leaves the connection unfit for another request, and a client that pooled it would
+/// send its next one into a connection being closed.
+pub fn closing(mut refused: Response) -> Response {
+    refused.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        HeaderValue::from_static("close"),
+    );
+    refused
 }
 
 impl IntoResponse for Refusal {

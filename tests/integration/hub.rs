@@ -470,6 +470,8 @@ fn the_61st_request_in_a_minute_gets_429_with_retry_after() {
         .send_json(&json!({"jsonrpc": "2.0", "id": 999, "method": "tools/list"}))
         .unwrap();
     assert_eq!(res.status().as_u16(), 429);
+    // Its body unread, the connection ends: the client must not reuse it.
+    assert_eq!(res.headers()["connection"], "close");
     let wait: u64 = res.headers()["retry-after"]
         .to_str()
         .unwrap()

@@ -136,11 +136,21 @@ fn too_many(message: String, wait_secs: u64) -> Response {
 /// The middleware: a live token under its rate, or 401 / 429. It runs before any body is
 /// read, so a request without a token costs the hub its headers only; an address that keeps
 /// sending wrong tokens is refused for a while, as the server refuses wrong API keys.
-pub async fn gate(
+///
+/// A refusal says `Connection: close` ([`super::guard::closing`]).
+pub async fn gate(state: axum::extract::State<Arc<Gate>>, req: Request, next: Next) -> Response {
+    match admit(state, req, next).await {
+        Ok(answered) => answered,
+        Err(refused) => super::guard::closing(refused),
+    }
+}
+
+/// [`gate`]'s checks: the answer of the routes behind it, or the refusal.
+async fn admit(
     axum::extract::State(gate): axum::extract::State<Arc<Gate>>,
     mut req: Request,
     next: Next,
-) -> Response {
+) -> Result<Response, Response> {
     let now = (gate.now)();
     let peer = req
         .extensions()
@@ -148,10 +158,10 @@ pub async fn gate(
         .map_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
     let instant = std::time::Instant::now();
     if let Some(wait) = gate.wrong.blocked(peer, instant) {
-        return too_many(
+        return Err(too_many(
             "too many wrong tokens from this address: try again later".to_owned(),
             wait.as_secs().max(1),
-        );
+        ));
     }
     let header = req
         .headers()
@@ -166,12 +176,12 @@ pub async fn gate(
         Ok(Ok(token)) => token,
         Ok(Err(refused @ tokens::Refused::Store(_))) => {
             tracing::error!(error = %refused, "could not check a token");
-            return ApiError::new(
+            return Err(ApiError::new(
                 503,
                 "store_unavailable",
                 "the hub's store cannot be read: try again in a moment",
             )
-            .into_response();
+            .into_response());
         }
         Ok(Err(refused)) => {
             tracing::warn!(%peer, reason = %refused, "refused a request without a live token");
@@ -183,26 +193,26 @@ pub async fn gate(
             response
                 .headers_mut()
                 .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            return response;
+            return Err(response);
         }
         Err(e) => {
             tracing::error!(error = %e, "could not check a token");
-            return ApiError::new(
+            return Err(ApiError::new(
                 503,
                 "store_unavailable",
                 "the hub is busy or stopping: try again in a moment",
             )
-            .into_response();
+            .into_response());
         }
     };
     if let Err(wait) = gate.limit.check(token.id, now) {
-        return too_many(
+        return Err(too_many(
             format!(
                 "this token has made {} requests in the last minute: try again in {wait} s",
                 gate.limit.per_minute()
             ),
             wait,
-        );
+        ));
     }
     let session = req
         .headers()
@@ -213,12 +223,12 @@ pub async fn gate(
         && !gate.owners().allows(sid, token.id)
     {
         // As the MCP layer answers a session it does not know: nothing says it exists.
-        return ApiError::new(
+        return Err(ApiError::new(
             404,
             "session_not_found",
             "this MCP session has ended (idle too long, replaced at the session cap, or deleted) or never was: initialize again without Mcp-Session-Id",
         )
-        .into_response();
+        .into_response());
     }
     let id = token.id;
     req.extensions_mut().insert(Authorized(token));
@@ -231,7 +241,7 @@ pub async fn gate(
     {
         gate.owners().insert(opened.to_owned(), id);
     }
-    response
+    Ok(response)
 }
 
 /// Record one tool call in the audit, after it ran. A failed write is logged, not the
