@@ -145,17 +145,7 @@ fn sync(paths: &Paths, h: &HubArgs, json: bool) -> anyhow::Result<()> {
     store.enable_sync()?;
     note_here(&mut store)?;
     let progress = !json && std::io::stderr().is_terminal();
-    let outcome = client::sync(&mut store, redactor, hub, progress);
-    let when = jiff::Timestamp::now().to_string();
-    let line = match &outcome {
-        Ok(r) => format!(
-            "{when} ok: pushed {} memories and {} changes, pulled {}",
-            r.pushed_memories, r.pushed_changes, r.pulled.stored
-        ),
-        Err(e) => format!("{when} failed: {e}"),
-    };
-    store.set_last_sync(&line)?;
-    let report = outcome?;
+    let report = client::sync(&mut store, redactor, hub, progress)?;
     if json {
         return Ok(super::print::json(&report)?);
     }

@@ -53,28 +53,15 @@ fn once(paths: &Paths, redactor: &Redactor) {
         }
     };
     let hub = crate::sync::client::Hub { url, token };
-    let outcome = crate::sync::client::sync(&mut store, redactor, hub, false);
-    let when = jiff::Timestamp::now();
-    let line = match &outcome {
-        Ok(r) => {
-            tracing::info!(
-                pushed_memories = r.pushed_memories,
-                pushed_changes = r.pushed_changes,
-                pulled = r.pulled.stored,
-                conflicts = r.conflicts,
-                "sync: done"
-            );
-            format!(
-                "{when} ok: pushed {} memories and {} changes, pulled {}",
-                r.pushed_memories, r.pushed_changes, r.pulled.stored
-            )
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "sync: failed; trying again next time");
-            format!("{when} failed: {e}")
-        }
-    };
-    if let Err(e) = store.set_last_sync(&line) {
-        tracing::warn!(error = %e, "sync: cannot record the last sync");
+    // The client records the outcome as the last sync, for `aletheia sync status`.
+    match crate::sync::client::sync(&mut store, redactor, hub, false) {
+        Ok(r) => tracing::info!(
+            pushed_memories = r.pushed_memories,
+            pushed_changes = r.pushed_changes,
+            pulled = r.pulled.stored,
+            conflicts = r.conflicts,
+            "sync: done"
+        ),
+        Err(e) => tracing::warn!(error = %e, "sync: failed; trying again next time"),
     }
 }

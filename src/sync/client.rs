@@ -240,8 +240,30 @@ fn push(
     Ok(())
 }
 
-/// Push, then pull, until both sides hold the same items.
+/// Push, then pull, until both sides hold the same items, and record how it ended (the line
+/// `aletheia sync status` shows as the last sync).
 pub fn sync(
+    store: &mut Store,
+    redactor: &Redactor,
+    hub: Hub,
+    show_progress: bool,
+) -> Result<Report, SyncError> {
+    let outcome = push_then_pull(store, redactor, hub, show_progress);
+    let when = jiff::Timestamp::now();
+    let line = match &outcome {
+        Ok(r) => format!(
+            "{when} ok: pushed {} memories and {} changes, pulled {}",
+            r.pushed_memories, r.pushed_changes, r.pulled.stored
+        ),
+        Err(e) => format!("{when} failed: {e}"),
+    };
+    let recorded = store.set_last_sync(&line);
+    let report = outcome?;
+    recorded?;
+    Ok(report)
+}
+
+fn push_then_pull(
     store: &mut Store,
     redactor: &Redactor,
     hub: Hub,
@@ -295,10 +317,7 @@ pub fn sync(
         let n = answer.batch.changes.len() as u64;
         let applied = store.sync_pulled(&Redacted::new(answer.batch, redactor), answer.next)?;
         pull_bar.inc(n);
-        report.pulled.stored += applied.stored;
-        report.pulled.unchanged += applied.unchanged;
-        report.pulled.deferred += applied.deferred;
-        report.pulled.orphans += applied.orphans;
+        report.pulled.add(applied);
         crate::stall::at("sync-batch");
         if answer.left == 0 || answer.next <= cursor {
             break;

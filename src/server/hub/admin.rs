@@ -7,7 +7,7 @@
 //! - `GET /v1/audit?since=<ms>&token=<id>&limit=<n>` → audit rows, oldest first
 
 use super::tokens::{self, Scope};
-use super::{Authorized, State};
+use super::{Authorized, State, audited, unavailable};
 use crate::server::error::ApiError;
 use axum::extract::{Extension, Path, Query};
 use axum::response::{IntoResponse, Response};
@@ -38,23 +38,6 @@ fn unless_admin(token: &Authorized) -> Option<Response> {
         return None;
     };
     Some(ApiError::new(403, "forbidden", message).into_response())
-}
-
-/// An audit row for an admin action, like a tool call's.
-async fn audited(state: &Arc<State>, token: &Authorized, action: &str) {
-    let entry = crate::store::hub::AuditEntry {
-        at: crate::time::now_ms(),
-        token_id: token.0.id,
-        label: token.0.label.clone(),
-        tool: action.to_owned(),
-        project: None,
-        result: "ok".to_owned(),
-    };
-    super::audit(state, entry).await;
-}
-
-fn unavailable(e: impl std::fmt::Display) -> Response {
-    ApiError::new(503, "store_unavailable", e.to_string()).into_response()
 }
 
 #[derive(serde::Deserialize)]
@@ -113,7 +96,7 @@ async fn create(
         .await
     {
         Ok(Ok((id, made))) => {
-            audited(&state, &token, "create_token").await;
+            audited(&state, &token, "create_token", true).await;
             (
                 axum::http::StatusCode::CREATED,
                 Json(json!({ "id": id, "token": made })),
@@ -159,7 +142,7 @@ async fn revoke(
             ApiError::new(404, "not_found", format!("no token {id}")).into_response()
         }
         Ok(Ok((true, revoked))) => {
-            audited(&state, &token, "revoke_token").await;
+            audited(&state, &token, "revoke_token", true).await;
             Json(json!({ "id": id, "revoked": true, "already": !revoked })).into_response()
         }
         Ok(Err(e)) => unavailable(e),

@@ -258,6 +258,25 @@ pub async fn audit(state: &Arc<State>, entry: AuditEntry) {
     }
 }
 
+/// An audit row for a request that is not a tool call (an admin action, a sync batch), as a
+/// tool call's: the action's name, no project, and whether it went through.
+async fn audited(state: &Arc<State>, token: &Authorized, action: &str, ok: bool) {
+    let entry = AuditEntry {
+        at: crate::time::now_ms(),
+        token_id: token.0.id,
+        label: token.0.label.clone(),
+        tool: action.to_owned(),
+        project: None,
+        result: if ok { "ok" } else { "error" }.to_owned(),
+    };
+    audit(state, entry).await;
+}
+
+/// The answer when the hub's store cannot be reached.
+fn unavailable(e: impl std::fmt::Display) -> Response {
+    ApiError::new(503, "store_unavailable", e.to_string()).into_response()
+}
+
 /// The hub's paths: the store is the file named, the rest (logs, spool) beside it.
 fn paths(hub_db: &std::path::Path) -> Paths {
     let dir = hub_db

@@ -14,9 +14,9 @@
 //! audit row, as a tool call does.
 
 use super::tokens::Scope;
-use super::{Authorized, State};
+use super::{Authorized, State, audited, unavailable};
 use crate::server::error::ApiError;
-use crate::store::hub::{AuditEntry, Token};
+use crate::store::hub::Token;
 use crate::sync::item::Batch;
 use axum::extract::{Extension, Query};
 use axum::response::{IntoResponse, Response};
@@ -59,22 +59,6 @@ fn allowed(token: &Token) -> impl Fn(&str) -> bool + Send + 'static {
             .as_ref()
             .is_none_or(|list| list.iter().any(|a| a == p))
     }
-}
-
-async fn audited(state: &Arc<State>, token: &Authorized, action: &str, ok: bool) {
-    let entry = AuditEntry {
-        at: crate::time::now_ms(),
-        token_id: token.0.id,
-        label: token.0.label.clone(),
-        tool: action.to_owned(),
-        project: None,
-        result: if ok { "ok" } else { "error" }.to_owned(),
-    };
-    super::audit(state, entry).await;
-}
-
-fn unavailable(e: impl std::fmt::Display) -> Response {
-    ApiError::new(503, "store_unavailable", e.to_string()).into_response()
 }
 
 async fn push(

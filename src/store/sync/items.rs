@@ -352,15 +352,23 @@ fn write_fact(tx: &Transaction<'_>, f: &FactItem) -> rusqlite::Result<Written> {
         Some(uid) => fact_id(tx, uid)?,
         None => None,
     };
-    match fact_id(tx, &f.uid)? {
-        Some(id) => {
-            tx.prepare_cached(
-                "UPDATE facts SET project = ?2, subject = ?3, predicate = ?4, object = ?5, confidence = ?6,
-                     source = ?7, memory_id = ?8, valid_from = ?9, valid_to = ?10, superseded_by = ?11,
-                     superseded_at = ?12, dismissed = ?13 WHERE id = ?1",
-            )?
-            .execute(params![
-                id,
+    let held = fact_id(tx, &f.uid)?;
+    // One statement for a new fact and a known one; a known one keeps when it was first stored.
+    let id: i64 = tx
+        .prepare_cached(
+            "INSERT INTO facts (id, project, subject, predicate, object, confidence, source, memory_id,
+                                valid_from, valid_to, superseded_by, superseded_at, dismissed, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+             ON CONFLICT (id) DO UPDATE SET project = excluded.project, subject = excluded.subject,
+                 predicate = excluded.predicate, object = excluded.object, confidence = excluded.confidence,
+                 source = excluded.source, memory_id = excluded.memory_id, valid_from = excluded.valid_from,
+                 valid_to = excluded.valid_to, superseded_by = excluded.superseded_by,
+                 superseded_at = excluded.superseded_at, dismissed = excluded.dismissed
+             RETURNING id",
+        )?
+        .query_row(
+            params![
+                held,
                 f.project,
                 f.subject,
                 f.predicate,
@@ -372,40 +380,17 @@ fn write_fact(tx: &Transaction<'_>, f: &FactItem) -> rusqlite::Result<Written> {
                 f.valid_to,
                 superseded_by,
                 f.superseded_at,
-                f.dismissed
-            ])?;
-        }
-        None => {
-            let id: i64 = tx
-                .prepare_cached(
-                    "INSERT INTO facts (project, subject, predicate, object, confidence, source, memory_id,
-                                        valid_from, valid_to, superseded_by, superseded_at, dismissed, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
-                )?
-                .query_row(
-                    params![
-                        f.project,
-                        f.subject,
-                        f.predicate,
-                        f.object,
-                        f.confidence,
-                        f.source,
-                        memory,
-                        f.valid_from,
-                        f.valid_to,
-                        superseded_by,
-                        f.superseded_at,
-                        f.dismissed,
-                        f.created_at
-                    ],
-                    |r| r.get(0),
-                )?;
-            // The trigger gave the new row a uid of its own: it is the one it travelled as.
-            tx.prepare_cached("DELETE FROM sync_dirty WHERE kind = 'fact' AND key = (SELECT uid FROM sync_fact_uids WHERE fact_id = ?1)")?
-                .execute([id])?;
-            tx.prepare_cached("UPDATE sync_fact_uids SET uid = ?2 WHERE fact_id = ?1")?
-                .execute(params![id, f.uid])?;
-        }
+                f.dismissed,
+                f.created_at
+            ],
+            |r| r.get(0),
+        )?;
+    if held.is_none() {
+        // The trigger gave the new row a uid of its own: it is the one it travelled as.
+        tx.prepare_cached("DELETE FROM sync_dirty WHERE kind = 'fact' AND key = (SELECT uid FROM sync_fact_uids WHERE fact_id = ?1)")?
+            .execute([id])?;
+        tx.prepare_cached("UPDATE sync_fact_uids SET uid = ?2 WHERE fact_id = ?1")?
+            .execute(params![id, f.uid])?;
     }
     Ok(Written::Stored)
 }

@@ -36,7 +36,8 @@ pub struct Applied {
 }
 
 impl Applied {
-    fn add(&mut self, o: Applied) {
+    /// Count `o` in too.
+    pub fn add(&mut self, o: Applied) {
         self.stored += o.stored;
         self.unchanged += o.unchanged;
         self.deferred += o.deferred;
@@ -330,8 +331,7 @@ impl Store {
     ) -> Result<Applied, StoreError> {
         self.write(|tx| {
             let mut c = clock(tx)?;
-            let mut applied = Applied::default();
-            applied.add(apply(tx, batch.get(), &mut c)?);
+            let applied = apply(tx, batch.get(), &mut c)?;
             save_clock(tx, c)?;
             advance_meta(tx, meta::PULLED, next)?;
             Ok(applied)
