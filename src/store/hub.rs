@@ -35,7 +35,30 @@ CREATE TABLE IF NOT EXISTS hub_audit (
     result   TEXT    NOT NULL CHECK (result IN ('ok', 'error', 'refused'))
 );
 CREATE INDEX IF NOT EXISTS hub_audit_by_time ON hub_audit (at);
+CREATE TABLE IF NOT EXISTS hub_requests (
+    token_id INTEGER NOT NULL,
+    at       INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS hub_requests_by_token ON hub_requests (token_id, at);
 "#;
+
+/// The rate limit's window, in milliseconds: requests are counted over the last minute.
+pub const RATE_WINDOW_MS: i64 = 60_000;
+
+/// The answer to a request counted against `per_minute` when `in_window` requests (the oldest
+/// at `oldest`) were let in over the last minute: let in, or the whole seconds to wait.
+pub fn rate_verdict(
+    in_window: i64,
+    oldest: Option<i64>,
+    per_minute: usize,
+    now: i64,
+) -> Result<(), u64> {
+    if usize::try_from(in_window).unwrap_or(usize::MAX) < per_minute.max(1) {
+        return Ok(());
+    }
+    let wait_ms = (oldest.unwrap_or(now) + RATE_WINDOW_MS - now).max(1);
+    Err(u64::try_from(wait_ms).unwrap_or(1).div_ceil(1000))
+}
 
 /// A token to store: everything but the secret, which only its hash stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,6 +232,38 @@ impl Store {
                 e.at, e.token_id, e.label, e.tool, e.project, e.result
             ])?;
             Ok(())
+        })
+    }
+
+    /// Count a request by `token` at `now` (ms) against `per_minute` over the last minute, or
+    /// refuse it with the whole seconds until one is allowed again. A refused request is not
+    /// counted, so a client that keeps retrying does not push its own window forward. The
+    /// window is in the store, so every hub process on it counts the same requests.
+    pub fn admit_request(
+        &mut self,
+        token: i64,
+        now: i64,
+        per_minute: usize,
+    ) -> Result<Result<(), u64>, StoreError> {
+        self.write(|tx| {
+            let since = now - RATE_WINDOW_MS;
+            tx.execute(
+                "DELETE FROM hub_requests WHERE token_id = ?1 AND at <= ?2",
+                params![token, since],
+            )?;
+            let (n, oldest): (i64, Option<i64>) = tx.query_row(
+                "SELECT count(*), min(at) FROM hub_requests WHERE token_id = ?1",
+                params![token],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            let verdict = rate_verdict(n, oldest, per_minute, now);
+            if verdict.is_ok() {
+                tx.execute(
+                    "INSERT INTO hub_requests (token_id, at) VALUES (?1, ?2)",
+                    params![token, now],
+                )?;
+            }
+            Ok(verdict)
         })
     }
 

@@ -22,6 +22,8 @@ pub mod hub;
 pub mod jobs;
 mod memories;
 mod memory_reads;
+#[cfg(feature = "server")]
+pub mod postgres;
 mod queue;
 mod rekey;
 pub mod rules;

@@ -67,11 +67,12 @@ impl Options {
 #[derive(Debug, Clone)]
 pub struct Authorized(pub Token);
 
-/// What the gate needs: the store (tokens), the rate limit with the clock it reads, the recent
+/// What the gate needs: the store (tokens and the rate window), the limit with the clock it reads, the recent
 /// wrong tokens by address, and which token opened each MCP session.
 pub struct Gate {
     state: Arc<State>,
-    limit: rate::RateLimit,
+    /// Requests each token may make per minute, counted in the store.
+    per_minute: usize,
     now: fn() -> i64,
     wrong: super::attempts::Attempts,
     owners: std::sync::Mutex<Owners>,
@@ -81,7 +82,7 @@ impl Gate {
     pub fn new(state: Arc<State>, per_minute: usize, now: fn() -> i64) -> Gate {
         Gate {
             state,
-            limit: rate::RateLimit::new(per_minute),
+            per_minute: per_minute.max(1),
             now,
             wrong: super::attempts::Attempts::default(),
             owners: std::sync::Mutex::new(Owners::default()),
@@ -168,12 +169,21 @@ async fn admit(
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    let per_minute = gate.per_minute;
+    // The token and its rate in one turn of the pool: both are read from the store, so every
+    // hub process on it sees a revocation and counts a request at once.
     let verified = gate
         .state
-        .with_store(move |store| tokens::verify(store, header.as_deref(), now))
+        .with_store(move |store| {
+            let token = tokens::verify(store, header.as_deref(), now)?;
+            let rate = store
+                .admit_request(token.id, now, per_minute)
+                .map_err(|e| tokens::Refused::Store(e.to_string()))?;
+            Ok((token, rate))
+        })
         .await;
-    let token = match verified {
-        Ok(Ok(token)) => token,
+    let (token, rate) = match verified {
+        Ok(Ok(admitted)) => admitted,
         Ok(Err(refused @ tokens::Refused::Store(_))) => {
             tracing::error!(error = %refused, "could not check a token");
             return Err(ApiError::new(
@@ -205,11 +215,10 @@ async fn admit(
             .into_response());
         }
     };
-    if let Err(wait) = gate.limit.check(token.id, now) {
+    if let Err(wait) = rate {
         return Err(too_many(
             format!(
-                "this token has made {} requests in the last minute: try again in {wait} s",
-                gate.limit.per_minute()
+                "this token has made {per_minute} requests in the last minute: try again in {wait} s"
             ),
             wait,
         ));

@@ -422,6 +422,15 @@ contract! {
         fn tokens(&self) -> Result<Vec<Token>, StoreError>;
         /// Revoke a token from `now`; whether it was live.
         fn revoke_token(&mut self, id: i64, now: i64) -> Result<bool, StoreError>;
+        /// Count a request by `token` at `now` against `per_minute` over the last minute, or
+        /// refuse it with the whole seconds to wait (a refused request is not counted). Every
+        /// process on the store counts the same requests.
+        fn admit_request(
+            &mut self,
+            token: i64,
+            now: i64,
+            per_minute: usize,
+        ) -> Result<Result<(), u64>, StoreError>;
         /// Record one call made with a token.
         fn record_call(&mut self, e: &Redacted<CallEntry>) -> Result<(), StoreError>;
         /// Calls since `since` (with `token`'s alone), oldest first, at most `limit`.

@@ -341,7 +341,36 @@ pub(crate) const HUB_CASES: &[(&str, HubCase)] = &[
         "a_push_taken_twice_changes_nothing_and_is_served_once",
         a_push_taken_twice_changes_nothing_and_is_served_once,
     ),
+    (
+        "the_61st_request_in_a_minute_is_refused_until_the_first_is_a_minute_old",
+        the_61st_request_in_a_minute_is_refused_until_the_first_is_a_minute_old,
+    ),
 ];
+
+fn the_61st_request_in_a_minute_is_refused_until_the_first_is_a_minute_old(s: &mut dyn HubStorage) {
+    for i in 0..60 {
+        assert_eq!(
+            s.admit_request(1, 1_000 + i * 100, 60).unwrap(),
+            Ok(()),
+            "request {}",
+            i + 1
+        );
+    }
+    // The first was at 1,000 ms: it leaves the window at 61,000.
+    assert_eq!(s.admit_request(1, 7_000, 60).unwrap(), Err(54));
+    assert_eq!(s.admit_request(1, 60_999, 60).unwrap(), Err(1));
+    assert_eq!(
+        s.admit_request(2, 7_000, 60).unwrap(),
+        Ok(()),
+        "another token has its own window"
+    );
+    assert_eq!(s.admit_request(1, 61_000, 60).unwrap(), Ok(()));
+    assert_eq!(
+        s.admit_request(1, 61_050, 60).unwrap(),
+        Err(1),
+        "the second leaves at 61,100"
+    );
+}
 
 fn a_token_is_kept_by_its_hash_and_revoked_once(s: &mut dyn HubStorage) {
     let t = crate::store::hub::NewToken {
