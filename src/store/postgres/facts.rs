@@ -5,9 +5,13 @@
 //! SQLite's writers take the whole file (`BEGIN IMMEDIATE`), so comparing a new fact with the
 //! stored ones and writing it cannot interleave with another writer. Several hub processes
 //! write one PostgreSQL database at once, so each write here first takes a transaction-level
-//! advisory lock on the fact's key (project, subject and predicate, case-blind): facts of one
-//! key are settled one transaction at a time, and facts of different keys never wait for each
-//! other. `COLLATE NOCASE` comparisons are `lower(…)` on both sides, as the schema's indexes are.
+//! advisory lock on the fact's project: the facts of one project are settled one transaction
+//! at a time, and other projects' never wait for them. One lock per project rather than per
+//! subject, because a compression job stores many facts of its project in one transaction:
+//! two jobs taking per-subject locks in different orders could deadlock, two taking the
+//! project's lock simply queue.
+//!
+//! `COLLATE NOCASE` comparisons are `lower(…)` on both sides, as the schema's indexes are.
 
 use super::PgStore;
 use crate::model::{Fact, Review};
@@ -20,8 +24,8 @@ use crate::store::state::AuditEntry;
 use postgres::types::ToSql;
 use postgres::{Row, Transaction};
 
-/// The first key of the advisory locks on a fact's key (the second is the key's hash), so that
-/// they share no lock with the single-key advisory locks other parts take.
+/// The first key of the advisory locks on a project's facts (the second is the project's
+/// hash), so that they share no lock with the single-key advisory locks other parts take.
 const FACT_LOCK_CLASS: i32 = 0x6661_6374; // "fact"
 
 /// The columns [`fact`] reads, in its order, from `facts f`.
@@ -91,16 +95,11 @@ impl Known {
     }
 }
 
-/// Wait until no other transaction settles facts of this key.
-fn lock_key(
-    tx: &mut Transaction<'_>,
-    project: &str,
-    subject: &str,
-    predicate: &str,
-) -> Result<(), postgres::Error> {
+/// Wait until no other transaction settles facts of `project`.
+fn lock_project(tx: &mut Transaction<'_>, project: &str) -> Result<(), postgres::Error> {
     tx.execute(
-        "SELECT pg_advisory_xact_lock($1, hashtext($2 || chr(31) || lower($3) || chr(31) || lower($4)))",
-        &[&FACT_LOCK_CLASS, &project, &subject, &predicate],
+        "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+        &[&FACT_LOCK_CLASS, &project],
     )?;
     Ok(())
 }
@@ -113,7 +112,7 @@ pub(super) fn insert_fact_tx(
     now: i64,
 ) -> Result<FactOutcome, postgres::Error> {
     let f = f.get();
-    lock_key(tx, &f.project, &f.subject, &f.predicate)?;
+    lock_project(tx, &f.project)?;
     let known = same_key(tx, f)?;
     let object = normalise(&f.object);
     let (same, other): (Vec<&Known>, Vec<&Known>) =
@@ -277,11 +276,10 @@ fn open_reviews_of(tx: &mut Transaction<'_>, id: i64) -> Result<Vec<(i64, i64)>,
     Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
-/// Lock the key of fact `id` (every fact a review ties shares it); whether the fact exists.
+/// Lock the project of fact `id` (every fact a review ties is of it); whether the fact exists.
 fn lock_fact(tx: &mut Transaction<'_>, id: i64) -> Result<bool, postgres::Error> {
     let found = tx.execute(
-        "SELECT pg_advisory_xact_lock($2, hashtext(project || chr(31) || lower(subject) || chr(31) || lower(predicate)))
-         FROM facts WHERE id = $1",
+        "SELECT pg_advisory_xact_lock($2, hashtext(project)) FROM facts WHERE id = $1",
         &[&id, &FACT_LOCK_CLASS],
     )?;
     Ok(found == 1)
@@ -659,6 +657,7 @@ pub(super) mod parity {
             project: &str,
             kind: Kind,
             title: &str,
+            text: &str,
             pinned: bool,
             at: i64,
         ) -> i64;
@@ -693,13 +692,20 @@ pub(super) mod parity {
         );
     }
 
-    fn note(project: &str, kind: Kind, title: &str, pinned: bool, at: i64) -> NewMemory {
+    fn note(
+        project: &str,
+        kind: Kind,
+        title: &str,
+        text: &str,
+        pinned: bool,
+        at: i64,
+    ) -> NewMemory {
         NewMemory {
             project: project.into(),
             kind,
             mtype: MemoryType::Note,
             title: title.into(),
-            text: format!("about {title}"),
+            text: text.into(),
             host: "cli".into(),
             session_id: None,
             files: vec![],
@@ -714,10 +720,11 @@ pub(super) mod parity {
             project: &str,
             kind: Kind,
             title: &str,
+            text: &str,
             pinned: bool,
             at: i64,
         ) -> i64 {
-            let m = note(project, kind, title, pinned, at);
+            let m = note(project, kind, title, text, pinned, at);
             Store::insert(self, &Redacted::new(m, &Redactor::builtin()))
                 .unwrap()
                 .id
@@ -832,10 +839,11 @@ pub(super) mod parity {
             project: &str,
             kind: Kind,
             title: &str,
+            text: &str,
             pinned: bool,
             at: i64,
         ) -> i64 {
-            let m = note(project, kind, title, pinned, at);
+            let m = note(project, kind, title, text, pinned, at);
             let hash = content_hash(&m.title, &m.text);
             self.with(|c| {
                 Ok(c.query_one(
@@ -1379,8 +1387,8 @@ mod tests {
     /// Facts of two projects and subjects, some closed, one tied, one dismissed, one from a
     /// pinned memory: what each read answers.
     fn a_history(s: &mut dyn Engine) {
-        let pinned = s.seed_memory("shop", Kind::Note, "pinned", true, DAY);
-        let plain = s.seed_memory("shop", Kind::Note, "plain", false, DAY);
+        let pinned = s.seed_memory("shop", Kind::Note, "pinned", "a pinned note", true, DAY);
+        let plain = s.seed_memory("shop", Kind::Note, "plain", "a note", false, DAY);
         let facts = [
             (
                 "shop",
@@ -1595,7 +1603,7 @@ mod tests {
 
     #[test]
     #[ignore = "needs PostgreSQL: scripts/test starts one"]
-    fn writers_of_one_key_are_settled_one_at_a_time() {
+    fn writers_of_one_project_are_settled_one_at_a_time() {
         // Two connections store the same fact at once: one stores it, the other finds it.
         let url = super::super::testing::fresh_database();
         let first = PgStore::open(&url).unwrap();
@@ -1610,9 +1618,9 @@ mod tests {
             });
             let out = first
                 .write(|tx| {
-                    let out = insert_fact_tx(tx, &f, NOW)?;
+                    let out = insert_fact_tx(tx, f, NOW)?;
                     go.send(()).unwrap();
-                    // The other writer waits on the key's lock while this one is open.
+                    // The other writer waits on the project's lock while this one is open.
                     std::thread::sleep(std::time::Duration::from_millis(300));
                     Ok(out)
                 })
