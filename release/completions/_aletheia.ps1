@@ -84,7 +84,8 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;hub' {
-            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s store (made on first use)')
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s SQLite store, a file (made on first use)')
+            [CompletionResult]::new('--database', '--database', [CompletionResultType]::ParameterName, 'The hub''s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use')
             [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'The port (default 7750; 0 picks a free one, printed at start)')
             [CompletionResult]::new('--bind', '--bind', [CompletionResultType]::ParameterName, 'The address to listen on. Anything but loopback needs --tls-cert and --tls-key, or --behind-proxy')
             [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'The certificate chain to serve TLS with (PEM, the leaf first)')
@@ -94,11 +95,13 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'List the audited tool calls, oldest first')
+            [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Copy a SQLite hub into a PostgreSQL database (resumable; counts checked at the end)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'aletheia;hub;audit' {
-            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s store')
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s SQLite store, a file (made on first use)')
+            [CompletionResult]::new('--database', '--database', [CompletionResultType]::ParameterName, 'The hub''s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only calls since this time (YYYY-MM-DD, yesterday, 2w, 3 days ago, ...)')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Only calls made with this token (its id, from mcp-link list)')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many rows')
@@ -107,12 +110,24 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'aletheia;hub;migrate' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'The SQLite hub to copy from (read only)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The PostgreSQL database to copy into: postgres://user@host/dbname')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'aletheia;hub;help' {
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'List the audited tool calls, oldest first')
+            [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Copy a SQLite hub into a PostgreSQL database (resumable; counts checked at the end)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'aletheia;hub;help;audit' {
+            break
+        }
+        'aletheia;hub;help;migrate' {
             break
         }
         'aletheia;hub;help;help' {
@@ -183,7 +198,8 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;mcp-link;create' {
-            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s store (made on first use)')
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s SQLite store, a file (made on first use)')
+            [CompletionResult]::new('--database', '--database', [CompletionResultType]::ParameterName, 'The hub''s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use')
             [CompletionResult]::new('--projects', '--projects', [CompletionResultType]::ParameterName, 'The projects it may touch, separated by commas; default: every project')
             [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'mcp or read: the read tools; sync: every tool and sync; admin: also tokens and audit')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A name to know it by (a machine, a person)')
@@ -195,14 +211,16 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;mcp-link;list' {
-            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s store')
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s SQLite store, a file (made on first use)')
+            [CompletionResult]::new('--database', '--database', [CompletionResultType]::ParameterName, 'The hub''s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'aletheia;mcp-link;revoke' {
-            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s store')
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s SQLite store, a file (made on first use)')
+            [CompletionResult]::new('--database', '--database', [CompletionResultType]::ParameterName, 'The hub''s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -642,9 +660,13 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
         }
         'aletheia;help;hub' {
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'List the audited tool calls, oldest first')
+            [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Copy a SQLite hub into a PostgreSQL database (resumable; counts checked at the end)')
             break
         }
         'aletheia;help;hub;audit' {
+            break
+        }
+        'aletheia;help;hub;migrate' {
             break
         }
         'aletheia;help;sync' {

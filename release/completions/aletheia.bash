@@ -223,6 +223,9 @@ _aletheia() {
             aletheia__subcmd__help__subcmd__hub,audit)
                 cmd="aletheia__subcmd__help__subcmd__hub__subcmd__audit"
                 ;;
+            aletheia__subcmd__help__subcmd__hub,migrate)
+                cmd="aletheia__subcmd__help__subcmd__hub__subcmd__migrate"
+                ;;
             aletheia__subcmd__help__subcmd__list,read)
                 cmd="aletheia__subcmd__help__subcmd__list__subcmd__read"
                 ;;
@@ -277,11 +280,17 @@ _aletheia() {
             aletheia__subcmd__hub,help)
                 cmd="aletheia__subcmd__hub__subcmd__help"
                 ;;
+            aletheia__subcmd__hub,migrate)
+                cmd="aletheia__subcmd__hub__subcmd__migrate"
+                ;;
             aletheia__subcmd__hub__subcmd__help,audit)
                 cmd="aletheia__subcmd__hub__subcmd__help__subcmd__audit"
                 ;;
             aletheia__subcmd__hub__subcmd__help,help)
                 cmd="aletheia__subcmd__hub__subcmd__help__subcmd__help"
+                ;;
+            aletheia__subcmd__hub__subcmd__help,migrate)
+                cmd="aletheia__subcmd__hub__subcmd__help__subcmd__migrate"
                 ;;
             aletheia__subcmd__list,help)
                 cmd="aletheia__subcmd__list__subcmd__help"
@@ -846,7 +855,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help__subcmd__hub)
-            opts="audit"
+            opts="audit migrate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -860,6 +869,20 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help__subcmd__hub__subcmd__audit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__hub__subcmd__migrate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1392,13 +1415,17 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__hub)
-            opts="-h --hub-db --port --bind --tls-cert --tls-key --behind-proxy --json --help audit help"
+            opts="-h --hub-db --database --port --bind --tls-cert --tls-key --behind-proxy --json --help audit migrate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1426,13 +1453,17 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__hub__subcmd__audit)
-            opts="-h --hub-db --since --token --limit --json --help"
+            opts="-h --hub-db --database --since --token --limit --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1456,7 +1487,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__hub__subcmd__help)
-            opts="audit help"
+            opts="audit migrate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1490,6 +1521,42 @@ _aletheia() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__hub__subcmd__help__subcmd__migrate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__hub__subcmd__migrate)
+            opts="-h --from --to --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1692,13 +1759,17 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__mcp__subcmd__link__subcmd__create)
-            opts="-h --hub-db --projects --scope --label --expires --url --json --help"
+            opts="-h --hub-db --database --projects --scope --label --expires --url --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1800,13 +1871,17 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__mcp__subcmd__link__subcmd__list)
-            opts="-h --hub-db --json --help"
+            opts="-h --hub-db --database --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1818,13 +1893,17 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__mcp__subcmd__link__subcmd__revoke)
-            opts="-h --hub-db --json --help"
+            opts="-h --hub-db --database --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

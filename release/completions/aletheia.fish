@@ -70,23 +70,31 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand server" -l bind -d 'Th
 complete -c aletheia -n "__fish_aletheia_using_subcommand server" -l no-worker -d 'Do not run the compression worker'
 complete -c aletheia -n "__fish_aletheia_using_subcommand server" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand server" -s h -l help -d 'Print help'
-complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit help" -l hub-db -d 'The hub\'s store (made on first use)' -r -F
-complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit help" -l port -d 'The port (default 7750; 0 picks a free one, printed at start)' -r
-complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit help" -l bind -d 'The address to listen on. Anything but loopback needs --tls-cert and --tls-key, or --behind-proxy' -r
-complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit help" -l tls-cert -d 'The certificate chain to serve TLS with (PEM, the leaf first)' -r -F
-complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit help" -l tls-key -d 'The certificate\'s private key (PEM)' -r -F
-complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit help" -l behind-proxy -d 'A proxy or tunnel in front terminates TLS (Caddy, nginx, Tailscale, cloudflared): serve plain HTTP to it and take the public name it forwards as Host'
-complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit help" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
-complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit help" -s h -l help -d 'Print help'
-complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit help" -f -a "audit" -d 'List the audited tool calls, oldest first'
-complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from audit" -l hub-db -d 'The hub\'s store' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -l hub-db -d 'The hub\'s SQLite store, a file (made on first use)' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -l database -d 'The hub\'s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use' -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -l port -d 'The port (default 7750; 0 picks a free one, printed at start)' -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -l bind -d 'The address to listen on. Anything but loopback needs --tls-cert and --tls-key, or --behind-proxy' -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -l tls-cert -d 'The certificate chain to serve TLS with (PEM, the leaf first)' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -l tls-key -d 'The certificate\'s private key (PEM)' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -l behind-proxy -d 'A proxy or tunnel in front terminates TLS (Caddy, nginx, Tailscale, cloudflared): serve plain HTTP to it and take the public name it forwards as Host'
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -s h -l help -d 'Print help'
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -f -a "audit" -d 'List the audited tool calls, oldest first'
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -f -a "migrate" -d 'Copy a SQLite hub into a PostgreSQL database (resumable; counts checked at the end)'
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and not __fish_seen_subcommand_from audit migrate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from audit" -l hub-db -d 'The hub\'s SQLite store, a file (made on first use)' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from audit" -l database -d 'The hub\'s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from audit" -l since -d 'Only calls since this time (YYYY-MM-DD, yesterday, 2w, 3 days ago, ...)' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from audit" -l token -d 'Only calls made with this token (its id, from mcp-link list)' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from audit" -l limit -d 'At most this many rows' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from audit" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from audit" -s h -l help -d 'Print help'
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from migrate" -l from -d 'The SQLite hub to copy from (read only)' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from migrate" -l to -d 'The PostgreSQL database to copy into: postgres://user@host/dbname' -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from migrate" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from migrate" -s h -l help -d 'Print help'
 complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "audit" -d 'List the audited tool calls, oldest first'
+complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "migrate" -d 'Copy a SQLite hub into a PostgreSQL database (resumable; counts checked at the end)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand sync; and not __fish_seen_subcommand_from setup status conflicts help" -l hub -d 'The hub\'s address (http://host:7750 or https://...); default: the one `sync setup` saved' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand sync; and not __fish_seen_subcommand_from setup status conflicts help" -l token -d 'A sync token (`mcp-link create --scope sync`), `-` to read it from stdin; default: ALETHEIA_SYNC_TOKEN, else the one `sync setup` saved' -r
@@ -117,7 +125,8 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and not __fi
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and not __fish_seen_subcommand_from create list revoke help" -f -a "list" -d 'List the tokens (never their secrets)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and not __fish_seen_subcommand_from create list revoke help" -f -a "revoke" -d 'Revoke a token: every request with it is refused from now on'
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and not __fish_seen_subcommand_from create list revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from create" -l hub-db -d 'The hub\'s store (made on first use)' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from create" -l hub-db -d 'The hub\'s SQLite store, a file (made on first use)' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from create" -l database -d 'The hub\'s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from create" -l projects -d 'The projects it may touch, separated by commas; default: every project' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from create" -l scope -d 'mcp or read: the read tools; sync: every tool and sync; admin: also tokens and audit' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from create" -l label -d 'A name to know it by (a machine, a person)' -r
@@ -125,10 +134,12 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_s
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from create" -l url -d 'The hub\'s MCP address, for the entries printed (default http://127.0.0.1:7750/mcp)' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from create" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
-complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from list" -l hub-db -d 'The hub\'s store' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from list" -l hub-db -d 'The hub\'s SQLite store, a file (made on first use)' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from list" -l database -d 'The hub\'s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from list" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
-complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from revoke" -l hub-db -d 'The hub\'s store' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from revoke" -l hub-db -d 'The hub\'s SQLite store, a file (made on first use)' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from revoke" -l database -d 'The hub\'s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from revoke" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help'
 complete -c aletheia -n "__fish_aletheia_using_subcommand mcp-link; and __fish_seen_subcommand_from help" -f -a "create" -d 'Make a token; it is printed once, with the entry to paste into each host'
@@ -335,6 +346,7 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_s
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "man" -d 'Print the manual page (roff: `aletheia man | man -l -`), or write one page per command'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from hub" -f -a "audit" -d 'List the audited tool calls, oldest first'
+complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from hub" -f -a "migrate" -d 'Copy a SQLite hub into a PostgreSQL database (resumable; counts checked at the end)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from sync" -f -a "setup" -d 'Remember the hub and its token, so `aletheia sync` and the server\'s worker need no flags'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from sync" -f -a "status" -d 'What is waiting to be pushed, how far this store has pulled, and the last sync'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from sync" -f -a "conflicts" -d 'The versions the hub kept when two machines changed the same item between syncs'

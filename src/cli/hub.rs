@@ -15,11 +15,22 @@ pub struct HubArgs {
     pub serve: ServeArgs,
 }
 
+/// The hub's store, on either engine: every hub command takes these.
+#[derive(Debug, Clone, Args)]
+pub struct StoreArgs {
+    /// The hub's SQLite store, a file (made on first use).
+    #[arg(long = "hub-db", conflicts_with = "database")]
+    pub hub_db: Option<PathBuf>,
+    /// The hub's PostgreSQL database, as postgres://user@host:5432/dbname (add
+    /// ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use.
+    #[arg(long)]
+    pub database: Option<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// The hub's store (made on first use).
-    #[arg(long = "hub-db")]
-    pub hub_db: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// The port (default 7750; 0 picks a free one, printed at start).
     #[arg(long)]
     pub port: Option<u16>,
@@ -43,13 +54,24 @@ pub struct ServeArgs {
 pub enum HubCommand {
     /// List the audited tool calls, oldest first.
     Audit(AuditArgs),
+    /// Copy a SQLite hub into a PostgreSQL database (resumable; counts checked at the end).
+    Migrate(MigrateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// The SQLite hub to copy from (read only).
+    #[arg(long)]
+    pub from: PathBuf,
+    /// The PostgreSQL database to copy into: postgres://user@host/dbname.
+    #[arg(long)]
+    pub to: String,
 }
 
 #[derive(Debug, Args)]
 pub struct AuditArgs {
-    /// The hub's store.
-    #[arg(long = "hub-db")]
-    pub hub_db: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Only calls since this time (YYYY-MM-DD, yesterday, 2w, 3 days ago, ...).
     #[arg(long)]
     pub since: Option<String>,
@@ -67,15 +89,13 @@ pub enum LinkCommand {
     Create(CreateArgs),
     /// List the tokens (never their secrets).
     List {
-        /// The hub's store.
-        #[arg(long = "hub-db")]
-        hub_db: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
     },
     /// Revoke a token: every request with it is refused from now on.
     Revoke {
-        /// The hub's store.
-        #[arg(long = "hub-db")]
-        hub_db: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
         /// The token's id, from mcp-link list.
         id: i64,
     },
@@ -83,9 +103,8 @@ pub enum LinkCommand {
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
-    /// The hub's store (made on first use).
-    #[arg(long = "hub-db")]
-    pub hub_db: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// The projects it may touch, separated by commas; default: every project.
     #[arg(long, value_delimiter = ',')]
     pub projects: Vec<String>,
@@ -134,31 +153,44 @@ mod run {
     use crate::cli::print;
     use crate::redact::Redactor;
     use crate::server::hub::{self, links, tokens};
-    use crate::store::{OpenOptions, Store};
+    use crate::store::HubStorage;
+    use crate::store::hub_database::HubDatabase;
     use crate::time::{Bound, Clock};
 
-    fn open(hub_db: &std::path::Path) -> anyhow::Result<Store> {
-        if let Some(dir) = hub_db.parent().filter(|d| !d.as_os_str().is_empty())
+    /// The store the arguments name, checked before anything is opened.
+    fn database(a: StoreArgs) -> anyhow::Result<HubDatabase> {
+        let db = HubDatabase::choose(a.hub_db, a.database).map_err(anyhow::Error::msg)?;
+        if let HubDatabase::Sqlite(file) = &db
+            && let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty())
             && !dir.is_dir()
         {
             anyhow::bail!(
                 "the folder of --hub-db {} does not exist: create it, or name a file in a folder that does",
-                hub_db.display()
+                file.display()
             );
         }
-        Store::open_hub(hub_db, OpenOptions::INTERACTIVE).map_err(Into::into)
+        Ok(db)
+    }
+
+    fn open(a: StoreArgs) -> anyhow::Result<(Box<dyn HubStorage + Send>, HubDatabase)> {
+        let db = database(a)?;
+        let store = db
+            .open()
+            .map_err(|e| anyhow::anyhow!("opening the hub's store {}: {e}", db.shown()))?;
+        Ok((store, db))
     }
 
     pub fn hub(args: HubArgs, json: bool) -> anyhow::Result<()> {
         match args.command {
             Some(HubCommand::Audit(a)) => audit(a, json),
+            Some(HubCommand::Migrate(a)) => crate::cli::hub_migrate::run(&a.from, &a.to, json),
             None => {
                 let s = args.serve;
-                let hub_db = s.hub_db.ok_or_else(|| {
-                    anyhow::anyhow!("aletheia hub needs --hub-db <file>: the store the hub serves (made on first use)")
-                })?;
+                // The store is opened (and its folder checked) by the hub, after its options:
+                // a setting that would expose tokens is said first.
                 let opts = hub::Options {
-                    hub_db,
+                    database: HubDatabase::choose(s.store.hub_db, s.store.database)
+                        .map_err(anyhow::Error::msg)?,
                     bind: s.bind,
                     port: s.port.unwrap_or(hub::DEFAULT_PORT),
                     tls: s.tls_cert.zip(s.tls_key),
@@ -179,7 +211,7 @@ mod run {
             .transpose()
             .map_err(|e| anyhow::anyhow!("--since: {e}"))?
             .unwrap_or(0);
-        let store = open(&a.hub_db)?;
+        let (store, _) = open(a.store)?;
         let rows = store.calls(since, a.token, a.limit)?;
         if json {
             return print::json(&rows).map_err(Into::into);
@@ -227,7 +259,7 @@ mod run {
                 for p in &projects {
                     crate::project::check(p).map_err(|e| anyhow::anyhow!("--projects: {e}"))?;
                 }
-                let mut store = open(&a.hub_db)?;
+                let (mut store, _) = open(a.store)?;
                 let req = tokens::Request {
                     label: a.label,
                     scope,
@@ -235,7 +267,8 @@ mod run {
                     expires_at,
                     created_by: None,
                 };
-                let (id, token) = tokens::mint(&mut store, req, clock.now(), Redactor::global())?;
+                let (id, token) =
+                    tokens::mint(store.as_mut(), req, clock.now(), Redactor::global())?;
                 let url = a
                     .url
                     .unwrap_or_else(|| format!("http://127.0.0.1:{}/mcp", hub::DEFAULT_PORT));
@@ -260,8 +293,8 @@ mod run {
                 }
                 out.flush().map_err(Into::into)
             }
-            LinkCommand::List { hub_db } => {
-                let rows = open(&hub_db)?.tokens()?;
+            LinkCommand::List { store } => {
+                let rows = open(store)?.0.tokens()?;
                 if json {
                     return print::json(&rows).map_err(Into::into);
                 }
@@ -298,8 +331,8 @@ mod run {
                 }
                 out.flush().map_err(Into::into)
             }
-            LinkCommand::Revoke { hub_db, id } => {
-                let mut store = open(&hub_db)?;
+            LinkCommand::Revoke { store, id } => {
+                let (mut store, db) = open(store)?;
                 if store.revoke_token(id, clock.now())? {
                     print::line(&format!("Token {id} is revoked.")).map_err(Into::into)
                 } else if store.token(id)?.is_some() {
@@ -307,7 +340,7 @@ mod run {
                 } else {
                     anyhow::bail!(
                         "no token {id} in {}: aletheia mcp-link list shows them",
-                        hub_db.display()
+                        db.shown()
                     )
                 }
             }

@@ -107,6 +107,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "Origins, comma separated, the server accepts requests from besides its own.",
     ),
     (
+        "ALETHEIA_HUB_DATABASE",
+        "The PostgreSQL database aletheia hub, mcp-link and hub audit use when neither --hub-db nor --database names a store (postgres://user@host/db; ?sslmode=require for TLS).",
+    ),
+    (
         "ALETHEIA_HUB_RATE",
         "Requests each hub token may make per minute (default 60); past it the hub answers 429 with Retry-After.",
     ),
@@ -287,6 +291,7 @@ mod tests {
         // Set by the build and by the test suite, not by a user.
         read.remove("ALETHEIA_COMMIT");
         read.remove("ALETHEIA_TEST_MODEL_DIR");
+        read.remove("ALETHEIA_TEST_POSTGRES");
         // Read by debug builds only, for the reliability tests (src/stall.rs).
         read.remove("ALETHEIA_TEST_STALL");
         let documented: std::collections::BTreeSet<String> = ENVIRONMENT

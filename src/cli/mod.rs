@@ -13,6 +13,8 @@ pub mod drain;
 pub mod export;
 pub mod facts;
 pub mod hub;
+#[cfg(feature = "server")]
+pub mod hub_migrate;
 pub mod import;
 #[cfg(feature = "semantic")]
 pub mod index;

@@ -11,7 +11,8 @@ use crate::config::Paths;
 use crate::embed::background::Background;
 use crate::ops::{Access, Caller, Context, OpError};
 use crate::redact::Redactor;
-use crate::store::{OpenOptions, Store};
+use crate::store::hub_database::HubDatabase;
+use crate::store::{HubStorage, OpenOptions, Store};
 use crate::time::Clock;
 use std::sync::{Arc, Mutex};
 
@@ -27,7 +28,9 @@ pub struct State {
     /// Why the user's redaction rules could not be loaded: writes are refused until it is
     /// fixed, as everywhere else, rather than stored with fewer rules than asked for.
     rules_error: Option<String>,
-    pool: Mutex<Vec<Store>>,
+    /// A hub's store, on either engine; `None` for the server, whose store is `paths.db`.
+    database: Option<HubDatabase>,
+    pool: Mutex<Vec<Box<dyn HubStorage + Send>>>,
     /// One permit per pooled connection: a request past them waits for one to come back.
     permits: Arc<tokio::sync::Semaphore>,
     background: Option<Background>,
@@ -56,6 +59,7 @@ impl State {
             paths,
             redactor,
             rules_error,
+            database: None,
             pool: Mutex::new(Vec::new()),
             permits: Arc::new(tokio::sync::Semaphore::new(POOL)),
             background,
@@ -63,6 +67,12 @@ impl State {
             wake_worker: wake_worker.map(Mutex::new),
             extraction_name,
         }
+    }
+
+    /// The same state serving a hub's store, on whichever engine it is.
+    pub fn serving(mut self, database: HubDatabase) -> State {
+        self.database = Some(database);
+        self
     }
 
     /// A caller with every right (the server is the user's own, on loopback or behind the
@@ -115,15 +125,15 @@ impl State {
     }
 
     /// Run `f` with one of the pool's connections to the store itself, on the blocking pool:
-    /// for what no operation does (a hub's tokens and audit).
+    /// for what no operation does (a hub's tokens, audit, rate window and sync).
     pub async fn with_store<R, F>(self: &Arc<Self>, f: F) -> Result<R, OpError>
     where
         R: Send + 'static,
-        F: FnOnce(&mut Store) -> R + Send + 'static,
+        F: FnOnce(&mut dyn HubStorage) -> R + Send + 'static,
     {
         self.on_pool(move |state| {
             let mut store = state.take()?;
-            let out = f(&mut store);
+            let out = f(store.as_mut());
             state.give_back(store);
             Ok(out)
         })
@@ -158,7 +168,7 @@ impl State {
     ) -> Result<R, OpError> {
         let mut store = self.take()?;
         let mut ctx = Context {
-            store: &mut store,
+            store: store.as_mut(),
             redactor: self.redactor,
             clock: Clock::system(),
             caller,
@@ -175,15 +185,24 @@ impl State {
         self.redactor
     }
 
-    fn take(&self) -> Result<Store, OpError> {
+    fn take(&self) -> Result<Box<dyn HubStorage + Send>, OpError> {
         if let Some(s) = self.pool.lock().unwrap_or_else(|p| p.into_inner()).pop() {
             return Ok(s);
         }
-        Store::open(&self.paths, OpenOptions::SERVING)
-            .map_err(|e| OpError::StoreUnavailable(format!("the store cannot be opened: {e}")))
+        let opened = match &self.database {
+            Some(db) => db.open_serving(),
+            None => Store::open(&self.paths, OpenOptions::SERVING)
+                .map(|s| Box::new(s) as Box<dyn HubStorage + Send>),
+        };
+        opened.map_err(|e| OpError::StoreUnavailable(format!("the store cannot be opened: {e}")))
     }
 
-    fn give_back(&self, store: Store) {
+    /// Keep a connection for the next request, unless the pool is full or the connection was
+    /// lost (a database server that restarted): the next request then opens a new one.
+    fn give_back(&self, store: Box<dyn HubStorage + Send>) {
+        if store.is_closed() {
+            return;
+        }
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         if pool.len() < POOL {
             pool.push(store);

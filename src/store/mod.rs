@@ -19,6 +19,8 @@ pub mod fact_queries;
 pub mod facts;
 mod health;
 pub mod hub;
+#[cfg(feature = "server")]
+pub mod hub_database;
 pub mod jobs;
 mod memories;
 mod memory_reads;
@@ -490,6 +492,13 @@ impl Store {
     }
 
     /// Run `f` inside one write transaction.
+    /// The connection itself, for the copy into another engine (`hub migrate`), which reads
+    /// every table as it is.
+    #[cfg(feature = "server")]
+    pub(in crate::store) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
     fn write<T>(
         &mut self,
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,

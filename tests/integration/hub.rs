@@ -5,6 +5,7 @@
 
 #![cfg(feature = "server")]
 
+use crate::hub_engines::{Engine, On, both};
 use crate::support;
 
 use serde_json::{Value, json};
@@ -14,42 +15,40 @@ use support::Env;
 
 struct Hub {
     env: Env,
+    store: Engine,
     child: Child,
     base: String,
     agent: ureq::Agent,
 }
 
 impl Hub {
-    fn db(env: &Env) -> PathBuf {
-        env.data().join("team.db")
-    }
-
-    fn start() -> Hub {
+    fn start(on: On) -> Hub {
         let env = Env::new();
         std::fs::create_dir_all(env.data()).unwrap();
-        let db = Hub::db(&env);
+        let store = Engine::fresh(on, &env.data());
         let mut cmd = env.std_cmd();
-        cmd.args(["hub", "--port", "0", "--hub-db"]).arg(&db);
+        cmd.args(["hub", "--port", "0"]).args(store.args());
         let (child, port, first, lines) = support::start_server(cmd);
         std::thread::spawn(move || for _ in lines {});
         assert!(first.contains("MCP at /mcp"), "{first}");
         Hub {
             env,
+            store,
             child,
             base: format!("http://127.0.0.1:{port}"),
             agent: agent(None),
         }
     }
 
-    /// `aletheia <args>` against this hub's file (`ALETHEIA_HUB_DB`, for the commands that
-    /// store, the way a person at the hub would); its JSON answer.
+    /// `aletheia --json <args> <this hub's store>` (`mcp-link`, `hub audit`), as a person at
+    /// the hub would run it; its JSON answer.
     fn cli(&self, args: &[&str]) -> Value {
         let out = self
             .env
             .std_cmd()
-            .env("ALETHEIA_HUB_DB", Hub::db(&self.env))
             .arg("--json")
             .args(args)
+            .args(self.store.args())
             .output()
             .unwrap();
         assert!(
@@ -62,17 +61,7 @@ impl Hub {
 
     /// A new token of `scope`, limited to `projects` when given.
     fn token(&self, scope: &str, projects: Option<&str>) -> String {
-        let db = Hub::db(&self.env);
-        let mut args = vec![
-            "mcp-link",
-            "create",
-            "--hub-db",
-            db.to_str().unwrap(),
-            "--scope",
-            scope,
-            "--label",
-            scope,
-        ];
+        let mut args = vec!["mcp-link", "create", "--scope", scope, "--label", scope];
         if let Some(p) = projects {
             args.extend(["--projects", p]);
         }
@@ -200,33 +189,33 @@ struct Seeded {
 }
 
 fn seed(h: &Hub) -> Seeded {
-    let saved = h.cli(&[
-        "save",
-        "The shop ledger cache expires hourly.",
-        "--project",
-        "shop",
-    ]);
-    let memory = saved["id"].as_i64().unwrap_or_else(|| panic!("{saved}"));
-    h.cli(&[
-        "save",
-        "Billing closes the month on the 3rd.",
-        "--project",
-        "billing",
-    ]);
-    let rule = h.cli(&[
-        "rules",
-        "add",
-        "Run the shop ledger tests before you commit",
-        "--scope-tier",
-        "project",
-        "--scope-name",
-        "shop",
-    ]);
-    let rule = rule["id"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{rule}"))
-        .to_owned();
+    // Through the hub's own tools, as a team member's agent would store them.
+    let mut s = h.session(&h.token("admin", None));
+    let memory = saved(&mut s, "The shop ledger cache expires hourly.", "shop");
+    saved(&mut s, "Billing closes the month on the 3rd.", "billing");
+    let (is_error, rule) = s.call(
+        "add_rule",
+        json!({ "then": "Run the shop ledger tests before you commit", "scopeTier": "project", "scopeName": "shop" }),
+    );
+    assert!(!is_error, "{rule}");
+    // "Rule saved (<id>). …"
+    let rule = rule
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(id, _)| id.to_owned())
+        .unwrap_or_else(|| panic!("{rule}"));
     Seeded { memory, rule }
+}
+
+/// Save a memory through `save_memory`: its id, from "Saved as #<id> in <project>.".
+fn saved(s: &mut Session<'_>, text: &str, project: &str) -> i64 {
+    let (is_error, answer) = s.call("save_memory", json!({ "text": text, "project": project }));
+    assert!(!is_error, "{answer}");
+    answer
+        .split_once('#')
+        .and_then(|(_, rest)| rest.split(' ').next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("{answer}"))
 }
 
 /// A call of every tool that succeeds for a caller with every right, in shop; `tag` makes
@@ -276,9 +265,8 @@ const WRITE_TOOLS: [&str; 6] = [
     "work_state_write",
 ];
 
-#[test]
-fn every_scope_calls_exactly_the_tools_it_is_documented_to() {
-    let h = Hub::start();
+fn every_scope_calls_exactly_the_tools_it_is_documented_to(on: On) {
+    let h = Hub::start(on);
     let seeded = seed(&h);
     let table = calls(&seeded, "listing");
     let mut tools: Vec<String> = h
@@ -307,9 +295,8 @@ fn every_scope_calls_exactly_the_tools_it_is_documented_to() {
     }
 }
 
-#[test]
-fn a_token_limited_to_shop_is_refused_billing_in_every_tool_that_takes_a_project() {
-    let h = Hub::start();
+fn a_token_limited_to_shop_is_refused_billing_in_every_tool_that_takes_a_project(on: On) {
+    let h = Hub::start(on);
     let seeded = seed(&h);
     let token = h.token("sync", Some("shop"));
     let mut s = h.session(&token);
@@ -354,16 +341,14 @@ fn a_token_limited_to_shop_is_refused_billing_in_every_tool_that_takes_a_project
     assert!(!context.contains("Billing"), "{context}");
 }
 
-#[test]
-fn a_token_limited_to_two_projects_searches_both_when_it_names_none() {
-    let h = Hub::start();
+fn a_token_limited_to_two_projects_searches_both_when_it_names_none(on: On) {
+    let h = Hub::start(on);
     seed(&h);
-    h.cli(&[
-        "save",
+    saved(
+        &mut h.session(&h.token("admin", None)),
         "The docs ledger page explains refunds.",
-        "--project",
         "docs",
-    ]);
+    );
     let token = h.token("sync", Some("shop,docs"));
     let mut s = h.session(&token);
     let (is_error, found) = s.call("search", json!({ "query": "ledger" }));
@@ -384,9 +369,8 @@ fn a_token_limited_to_two_projects_searches_both_when_it_names_none() {
     );
 }
 
-#[test]
-fn requests_without_a_live_token_get_401_and_say_why() {
-    let h = Hub::start();
+fn requests_without_a_live_token_get_401_and_say_why(on: On) {
+    let h = Hub::start(on);
     let post = |auth: Option<&str>| {
         let mut req = h
             .agent
@@ -436,12 +420,11 @@ fn requests_without_a_live_token_get_401_and_say_why() {
     }
     assert_eq!(post(Some(&format!("Bearer {token}"))).0, 200);
     let id = token.split('_').nth(1).unwrap();
-    let db = Hub::db(&h.env);
     let revoked = h
         .env
         .std_cmd()
-        .args(["mcp-link", "revoke", "--hub-db"])
-        .arg(&db)
+        .args(["mcp-link", "revoke"])
+        .args(h.store.args())
         .arg(id)
         .output()
         .unwrap();
@@ -451,9 +434,8 @@ fn requests_without_a_live_token_get_401_and_say_why() {
     assert!(message.contains("revoked"), "{message}");
 }
 
-#[test]
-fn the_61st_request_in_a_minute_gets_429_with_retry_after() {
-    let h = Hub::start();
+fn the_61st_request_in_a_minute_gets_429_with_retry_after(on: On) {
+    let h = Hub::start(on);
     let token = h.token("read", None);
     let other = h.token("read", None);
     let mut s = h.session(&token);
@@ -485,9 +467,8 @@ fn the_61st_request_in_a_minute_gets_429_with_retry_after() {
     assert!(!o.call("list_rules", json!({})).0);
 }
 
-#[test]
-fn every_call_is_audited_without_its_arguments_and_no_file_holds_a_token() {
-    let h = Hub::start();
+fn every_call_is_audited_without_its_arguments_and_no_file_holds_a_token(on: On) {
+    let h = Hub::start(on);
     let token = h.token("sync", Some("shop"));
     let mut s = h.session(&token);
     let marker = "quartzmarker";
@@ -501,8 +482,7 @@ fn every_call_is_audited_without_its_arguments_and_no_file_holds_a_token() {
         json!({ "text": marker, "project": "billing" }),
     );
     s.call("no_such_tool", json!({}));
-    let db = Hub::db(&h.env);
-    let rows = h.cli(&["hub", "audit", "--hub-db", db.to_str().unwrap()]);
+    let rows = h.cli(&["hub", "audit"]);
     let rows = rows.as_array().unwrap();
     let seen: Vec<(String, Option<String>, String)> = rows
         .iter()
@@ -540,30 +520,20 @@ fn every_call_is_audited_without_its_arguments_and_no_file_holds_a_token() {
             .all(|r| r["label"] == "sync" && r["token_id"].as_i64().is_some())
     );
     // The audit table holds no argument; the memory itself is where the text lives.
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    let audit: String = conn
-        .query_row(
-            "SELECT group_concat(tool || ifnull(project, '') || label || result) FROM hub_audit",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert!(!audit.contains(marker), "{audit}");
-    let only_by_token = h.cli(&[
-        "hub",
-        "audit",
-        "--hub-db",
-        db.to_str().unwrap(),
-        "--token",
-        "999",
-    ]);
+    let audit = h
+        .store
+        .texts("SELECT tool || coalesce(project, '') || label || result FROM hub_audit");
+    assert_eq!(audit.len(), 3, "{audit:?}");
+    assert!(!audit.iter().any(|a| a.contains(marker)), "{audit:?}");
+    let only_by_token = h.cli(&["hub", "audit", "--token", "999"]);
     assert_eq!(only_by_token, json!([]));
-    drop(conn);
     let secret = token.rsplit('_').next().unwrap();
-    assert_eq!(
-        support::files_holding(&h.env.data(), secret.as_bytes()),
-        Vec::<PathBuf>::new()
-    );
+    for dir in [h.env.data(), h.store.files()] {
+        assert_eq!(
+            support::files_holding(&dir, secret.as_bytes()),
+            Vec::<PathBuf>::new()
+        );
+    }
 }
 
 #[test]
@@ -583,8 +553,7 @@ fn beyond_loopback_the_hub_needs_tls_or_a_proxy() {
     );
 }
 
-#[test]
-fn the_hub_serves_tls_with_a_certificate_made_here() {
+fn the_hub_serves_tls_with_a_certificate_made_here(on: On) {
     let env = Env::new();
     std::fs::create_dir_all(env.data()).unwrap();
     let dir = env.data();
@@ -654,14 +623,13 @@ fn the_hub_serves_tls_with_a_certificate_made_here() {
             String::from_utf8_lossy(&made.stderr)
         );
     }
-    let db = env.data().join("team.db");
+    let store = Engine::fresh(on, &env.data());
     let mut cmd = env.std_cmd();
     cmd.args(["hub", "--port", "0", "--tls-cert"])
         .arg(&cert)
         .arg("--tls-key")
         .arg(&key)
-        .arg("--hub-db")
-        .arg(&db);
+        .args(store.args());
     let mut child = cmd
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
@@ -681,10 +649,8 @@ fn the_hub_serves_tls_with_a_certificate_made_here() {
     let token = {
         let out = env
             .std_cmd()
-            .args([
-                "--json", "mcp-link", "create", "--scope", "read", "--hub-db",
-            ])
-            .arg(&db)
+            .args(["--json", "mcp-link", "create", "--scope", "read"])
+            .args(store.args())
             .output()
             .unwrap();
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -700,9 +666,8 @@ fn the_hub_serves_tls_with_a_certificate_made_here() {
     let _ = child.wait();
 }
 
-#[test]
-fn only_an_admin_token_manages_tokens_and_reads_the_audit_over_http() {
-    let h = Hub::start();
+fn only_an_admin_token_manages_tokens_and_reads_the_audit_over_http(on: On) {
+    let h = Hub::start(on);
     let admin = h.token("admin", None);
     let sync = h.token("sync", None);
     let call = |token: &str, method: &str, path: &str, body: Option<Value>| -> (u16, Value) {
@@ -788,9 +753,8 @@ fn only_an_admin_token_manages_tokens_and_reads_the_audit_over_http() {
     assert_eq!(status, 400, "{v}");
 }
 
-#[test]
-fn an_address_that_keeps_sending_wrong_tokens_is_refused_for_a_while() {
-    let h = Hub::start();
+fn an_address_that_keeps_sending_wrong_tokens_is_refused_for_a_while(on: On) {
+    let h = Hub::start(on);
     let token = h.token("read", None);
     let post = |auth: &str| {
         h.agent
@@ -810,9 +774,8 @@ fn an_address_that_keeps_sending_wrong_tokens_is_refused_for_a_while() {
     assert_eq!(post(&format!("Bearer {token}")), 429);
 }
 
-#[test]
-fn a_session_is_its_tokens_alone() {
-    let h = Hub::start();
+fn a_session_is_its_tokens_alone(on: On) {
+    let h = Hub::start(on);
     let (a, b) = (h.token("read", None), h.token("admin", None));
     let mut mine = h.session(&a);
     let theirs = Session {
@@ -841,4 +804,162 @@ fn a_session_is_its_tokens_alone() {
         !mine.call("list_rules", json!({})).0,
         "the session still serves its own token"
     );
+}
+
+both!(
+    every_scope_calls_exactly_the_tools_it_is_documented_to,
+    a_token_limited_to_shop_is_refused_billing_in_every_tool_that_takes_a_project,
+    a_token_limited_to_two_projects_searches_both_when_it_names_none,
+    requests_without_a_live_token_get_401_and_say_why,
+    the_61st_request_in_a_minute_gets_429_with_retry_after,
+    every_call_is_audited_without_its_arguments_and_no_file_holds_a_token,
+    the_hub_serves_tls_with_a_certificate_made_here,
+    only_an_admin_token_manages_tokens_and_reads_the_audit_over_http,
+    an_address_that_keeps_sending_wrong_tokens_is_refused_for_a_while,
+    a_session_is_its_tokens_alone,
+);
+
+impl Hub {
+    /// A second hub process on this hub's store, as a load balancer would have behind it.
+    fn beside(&self) -> Hub {
+        let env = Env::new();
+        std::fs::create_dir_all(env.data()).unwrap();
+        let mut cmd = env.std_cmd();
+        cmd.args(["hub", "--port", "0"]).args(self.store.args());
+        let (child, port, _first, lines) = support::start_server(cmd);
+        std::thread::spawn(move || for _ in lines {});
+        Hub {
+            env,
+            store: self.store.clone(),
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+            agent: agent(None),
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: scripts/test starts one"]
+fn two_hubs_on_one_database_share_revocations_and_one_rate_limit() {
+    let a = Hub::start(On::Postgres);
+    let b = a.beside();
+    let admin = a.token("admin", None);
+    let read = a.token("read", None);
+    // Opening a session on each is four requests; 56 calls spread over both make 60.
+    let (mut on_a, mut on_b) = (a.session(&read), b.session(&read));
+    for i in 0..56 {
+        let s = if i % 2 == 0 { &mut on_a } else { &mut on_b };
+        let (is_error, text) = s.call("list_rules", json!({}));
+        assert!(!is_error, "call {}: {text}", i + 5);
+    }
+    for (hub, s) in [(&a, &on_a), (&b, &on_b)] {
+        let res = hub
+            .agent
+            .post(&format!("{}/mcp", hub.base))
+            .header("Accept", "application/json, text/event-stream")
+            .header("Authorization", &format!("Bearer {read}"))
+            .header("Mcp-Session-Id", s.id.as_deref().unwrap())
+            .send_json(&json!({"jsonrpc": "2.0", "id": 999, "method": "tools/list"}))
+            .unwrap();
+        assert_eq!(res.status().as_u16(), 429, "the 61st, on either hub");
+    }
+    // Revoked through A's API, refused by B at once.
+    let fresh = a.token("read", None);
+    assert!(!b.session(&fresh).call("list_rules", json!({})).0);
+    let id = fresh.split('_').nth(1).unwrap();
+    let revoked = a
+        .agent
+        .delete(&format!("{}/v1/tokens/{id}", a.base))
+        .header("Authorization", &format!("Bearer {admin}"))
+        .call()
+        .unwrap();
+    assert_eq!(revoked.status().as_u16(), 200);
+    let mut res = b
+        .agent
+        .post(&format!("{}/mcp", b.base))
+        .header("Accept", "application/json, text/event-stream")
+        .header("Authorization", &format!("Bearer {fresh}"))
+        .send_json(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 401);
+    assert!(res.body_mut().read_to_string().unwrap().contains("revoked"));
+    // One audit, whichever hub took the call.
+    let audited = a
+        .store
+        .count("SELECT count(*) FROM hub_audit WHERE tool = 'list_rules'");
+    assert_eq!(audited, 57);
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: scripts/test starts one"]
+fn the_hub_reaches_postgresql_over_tls_when_the_url_asks_and_refuses_an_unknown_certificate() {
+    let url = crate::hub_engines::fresh_database();
+    let ca = std::env::var("ALETHEIA_TEST_POSTGRES_CA")
+        .expect("scripts/test sets ALETHEIA_TEST_POSTGRES_CA");
+    let env = Env::new();
+    std::fs::create_dir_all(env.data()).unwrap();
+    let tls = format!("{url}?sslmode=require&sslrootcert={ca}");
+    let made = env
+        .std_cmd()
+        .args([
+            "--json",
+            "mcp-link",
+            "create",
+            "--scope",
+            "read",
+            "--database",
+            &tls,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    // The server's sessions say which were encrypted: ours was.
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let before: i64 = c
+        .query_one("SELECT count(*) FROM pg_stat_ssl WHERE ssl", &[])
+        .unwrap()
+        .get(0);
+    let mut cmd = env.std_cmd();
+    cmd.args(["hub", "--port", "0", "--database", &tls]);
+    let (mut child, port, _first, lines) = support::start_server(cmd);
+    std::thread::spawn(move || for _ in lines {});
+    let v: Value = serde_json::from_slice(&made.stdout).unwrap();
+    let token = v["token"].as_str().unwrap();
+    let agent = agent(None);
+    assert!(
+        !Session::open(&agent, &format!("http://127.0.0.1:{port}"), token)
+            .call("list_rules", json!({}))
+            .0
+    );
+    let during: i64 = c
+        .query_one("SELECT count(*) FROM pg_stat_ssl WHERE ssl", &[])
+        .unwrap()
+        .get(0);
+    assert!(during > before, "the hub's connections use TLS");
+    let _ = child.kill();
+    let _ = child.wait();
+    // Without the CA, the server's certificate is unknown: refused, in one line, no password.
+    let refused = env
+        .std_cmd()
+        .env_remove("PGSSLROOTCERT")
+        .args([
+            "mcp-link",
+            "list",
+            "--database",
+            &format!("{url}?sslmode=require"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("certificate") || err.contains("tls") || err.contains("TLS"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }

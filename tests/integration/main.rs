@@ -29,6 +29,8 @@ mod faults;
 mod hook_fixtures;
 mod hook_hosts;
 mod hub;
+mod hub_engines;
+mod hub_migrate;
 mod install;
 mod mcp;
 mod model_fetch;

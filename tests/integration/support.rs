@@ -226,15 +226,15 @@ pub fn files_below(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The files below `dir` whose bytes hold `needle`: what anyone reading the data folder (the
-/// store, its WAL, the spool) would find.
+/// store, its WAL, the spool, a database server's cluster) would find. A file gone before it
+/// is read (a running database server's temporary files come and go) held nothing to find.
 pub fn files_holding(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
     files_below(dir)
         .into_iter()
-        .filter(|p| {
-            std::fs::read(p)
-                .unwrap()
-                .windows(needle.len())
-                .any(|w| w == needle)
+        .filter(|p| match std::fs::read(p) {
+            Ok(bytes) => bytes.windows(needle.len()).any(|w| w == needle),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => panic!("{}: {e}", p.display()),
         })
         .collect()
 }

@@ -22,7 +22,7 @@ use super::error::ApiError;
 use super::state::State;
 use crate::config::Paths;
 use crate::store::hub::{AuditEntry, Token};
-use crate::store::{OpenOptions, Store};
+use crate::store::hub_database::HubDatabase;
 use anyhow::Context as _;
 use axum::extract::Request;
 use axum::http::HeaderValue;
@@ -39,7 +39,8 @@ pub const DEFAULT_PORT: u16 = super::DEFAULT_PORT + 1;
 /// How the hub is started.
 #[derive(Debug, Clone)]
 pub struct Options {
-    pub hub_db: PathBuf,
+    /// The hub's store: a SQLite file or a PostgreSQL database.
+    pub database: HubDatabase,
     pub bind: IpAddr,
     /// 0 picks a free port (printed at start).
     pub port: u16,
@@ -286,8 +287,12 @@ fn unavailable(e: impl std::fmt::Display) -> Response {
     ApiError::new(503, "store_unavailable", e.to_string()).into_response()
 }
 
-/// The hub's paths: the store is the file named, the rest (logs, spool) beside it.
-fn paths(hub_db: &std::path::Path) -> Paths {
+/// The hub's paths: on SQLite, the store is the file named and the rest (logs, spool) beside
+/// it; on PostgreSQL, the logs are in the user's data directory.
+fn paths(database: &HubDatabase) -> Paths {
+    let HubDatabase::Sqlite(hub_db) = database else {
+        return Paths::from_env();
+    };
     let dir = hub_db
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -314,12 +319,13 @@ pub fn run(opts: Options, default_project: String) -> anyhow::Result<()> {
     let limits = super::limits::Limits::from_env().map_err(anyhow::Error::msg)?;
     let per_minute = rate_from_env().map_err(anyhow::Error::msg)?;
     let redactor = crate::redact::Redactor::global_checked();
-    // Makes the hub's tables on first use, and says now if the file cannot be a store.
+    // Makes the hub's tables on first use, and says now if the store cannot be one.
     drop(
-        Store::open_hub(&opts.hub_db, OpenOptions::INTERACTIVE)
-            .with_context(|| format!("opening the hub's store {}", opts.hub_db.display()))?,
+        opts.database
+            .open()
+            .with_context(|| format!("opening the hub's store {}", opts.database.shown()))?,
     );
-    let paths = paths(&opts.hub_db);
+    let paths = paths(&opts.database);
     let _log = super::logging(&paths)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -364,14 +370,17 @@ async fn serve(
     limits.max_connections = limits
         .max_connections
         .min(super::connections_the_files_allow());
-    let state = Arc::new(State::new(
-        paths.clone(),
-        redactor,
-        default_project,
-        None,
-        "no worker".to_owned(),
-        None,
-    ));
+    let state = Arc::new(
+        State::new(
+            paths.clone(),
+            redactor,
+            default_project,
+            None,
+            "no worker".to_owned(),
+            None,
+        )
+        .serving(opts.database.clone()),
+    );
     let tls = match &opts.tls {
         Some((cert, key)) => Some(super::tls::config(cert, key).map_err(anyhow::Error::msg)?),
         None => None,
@@ -379,7 +388,7 @@ async fn serve(
     let scheme = if tls.is_some() { "https" } else { "http" };
     eprintln!(
         "aletheia hub: {scheme}://{bound} · MCP at /mcp · store {}",
-        paths.db.display()
+        opts.database.shown()
     );
     tracing::info!(%bound, tls = tls.is_some(), "hub started");
     let app = app(

@@ -8,7 +8,7 @@
 use crate::ops::Caller;
 use crate::redact::{Redacted, Redactor};
 use crate::store::hub::{NewToken, Token};
-use crate::store::{Store, StoreError};
+use crate::store::{HubTokens, StoreError};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -98,7 +98,7 @@ pub struct Request {
 
 /// Store a new token and return it, whole, for the one time it is shown.
 pub fn mint(
-    store: &mut Store,
+    store: &mut dyn HubTokens,
     req: Request,
     now: i64,
     r: &Redactor,
@@ -118,7 +118,7 @@ pub fn mint(
 }
 
 /// The live token an `Authorization` header's value names.
-pub fn verify(store: &Store, header: Option<&str>, now: i64) -> Result<Token, Refused> {
+pub fn verify(store: &dyn HubTokens, header: Option<&str>, now: i64) -> Result<Token, Refused> {
     let raw = crate::server::guard::bearer(header).ok_or(Refused::Missing)?;
     let (id, secret) = raw
         .as_str()
@@ -162,7 +162,7 @@ pub fn caller(token: &Token, client: &str, hub_default: &str) -> Caller {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::OpenOptions;
+    use crate::store::{OpenOptions, Store};
 
     fn hub() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();

@@ -572,6 +572,12 @@ pub trait Storage:
     fn hook_store(&mut self) -> Option<&mut Store> {
         None
     }
+
+    /// Whether the engine's connection is gone (a database server that restarted), so that a
+    /// pool drops it rather than handing it out again. A local file never is.
+    fn is_closed(&self) -> bool {
+        false
+    }
 }
 
 impl Storage for Store {

@@ -476,3 +476,19 @@ fn the_sqlite_hub_store_keeps_the_hub_contract() {
         case(storage);
     }
 }
+
+#[cfg(feature = "server")]
+#[test]
+#[ignore = "needs PostgreSQL: scripts/test starts one"]
+fn the_postgresql_store_keeps_the_storage_and_hub_contracts() {
+    for (name, case) in CASES {
+        eprintln!("contract case {name} on PostgreSQL");
+        let mut store = crate::store::postgres::testing::fresh();
+        case(&mut store);
+    }
+    for (name, case) in HUB_CASES {
+        eprintln!("hub contract case {name} on PostgreSQL");
+        let mut store = crate::store::postgres::testing::fresh();
+        case(&mut store);
+    }
+}

@@ -7,9 +7,9 @@
 //! so a blocking client fits that pool as the SQLite connections do; an async pool beside it
 //! would be a second pool of the same connections. Every statement is parameterised.
 //!
-//! TLS is used when the URL asks for it (`sslmode=require`; `prefer`, tokio-postgres's default,
-//! tries it first), verified against the system's certificate store, or against the CA file
-//! named by `sslrootcert=` in the URL or `PGSSLROOTCERT`, as libpq reads them.
+//! TLS is used when the URL asks for it (`sslmode=require`, `verify-ca` or `verify-full`), and
+//! the server's certificate is always verified, against the system's certificate store or the
+//! CA file named by `sslrootcert=` in the URL or `PGSSLROOTCERT`, as libpq reads them.
 //!
 //! Migrations ([`schema`]) are embedded and numbered like the SQLite ones; a database with a
 //! newer schema is refused with [`StoreError::NewerSchema`]. Several hub processes may start on
@@ -22,6 +22,7 @@ mod facts;
 mod jobs;
 mod lists;
 mod memories;
+pub mod migrate;
 mod rows;
 mod rules;
 mod schema;
@@ -66,18 +67,21 @@ impl PgStore {
 
     /// Connect without touching the schema.
     fn connect(url: &str) -> Result<PgStore, StoreError> {
-        let (config, root_cert) = parse(url).map_err(|e| StoreError::Engine {
-            path: PathBuf::from(shown(url)),
-            constraint: false,
-            source: Box::new(e),
-        })?;
         let name = PathBuf::from(shown(url));
-        let tls = tls(root_cert.as_deref()).map_err(|e| StoreError::Engine {
+        let setup = |e: UrlError| StoreError::Engine {
             path: name.clone(),
             constraint: false,
             source: Box::new(e),
-        })?;
-        let client = config.connect(tls).map_err(|e| pg_error(&name, e))?;
+        };
+        let parsed = parse(url).map_err(setup)?;
+        let client = match parsed.tls {
+            Tls::Off => parsed.config.connect(postgres::NoTls),
+            Tls::Verified(root_cert) => {
+                let tls = tls(root_cert.as_deref()).map_err(setup)?;
+                parsed.config.connect(tls)
+            }
+        }
+        .map_err(|e| pg_error(&name, e))?;
         Ok(PgStore {
             client: RefCell::new(client),
             name,
@@ -125,16 +129,19 @@ impl PgStore {
         Ok(out)
     }
 
-    /// This store's error for a PostgreSQL failure.
-    pub(in crate::store) fn err(&self, e: postgres::Error) -> StoreError {
-        pg_error(&self.name, e)
-    }
-
     /// What errors call this database: its URL without the password.
     pub fn name(&self) -> &std::path::Path {
         &self.name
     }
 }
+
+impl super::Storage for PgStore {
+    fn is_closed(&self) -> bool {
+        PgStore::is_closed(self)
+    }
+}
+
+impl super::HubStorage for PgStore {}
 
 /// PostgreSQL's error, classified: class 23 (integrity constraint violation) is a clash with
 /// stored data.
@@ -180,20 +187,43 @@ pub fn shown(url: &str) -> String {
     format!("{scheme}://{shown_authority}{tail}")
 }
 
-/// The driver's configuration for `url`, and the CA file it names. `sslrootcert` is libpq's
-/// parameter, which tokio-postgres does not know: it is taken out here.
-fn parse(url: &str) -> Result<(postgres::Config, Option<String>), UrlError> {
+/// Whether a connection uses TLS.
+enum Tls {
+    Off,
+    /// TLS, the server's certificate and name verified against these roots (a CA file, or the
+    /// system's when `None`).
+    Verified(Option<String>),
+}
+
+/// A URL read: the driver's configuration and how to secure the connection.
+struct Parsed {
+    config: postgres::Config,
+    tls: Tls,
+}
+
+/// The driver's configuration for `url`. `sslmode` and `sslrootcert` are read here, as libpq
+/// names them: `require`, `verify-ca` and `verify-full` ask for TLS, and get it verified as
+/// `verify-full` does (a certificate nobody can check protects nothing from whoever sits in
+/// the middle); anything else (`disable`, `allow`, `prefer`, or none) is a plain connection,
+/// as on a Unix socket or a loopback port. `sslrootcert` (or `PGSSLROOTCERT`) names the CA
+/// file to verify against instead of the system's store.
+fn parse(url: &str) -> Result<Parsed, UrlError> {
     let (base, query) = url.split_once('?').unwrap_or((url, ""));
     let mut root_cert = None;
+    let mut wants_tls = false;
     let kept: Vec<&str> = query
         .split('&')
         .filter(|kv| !kv.is_empty())
-        .filter(|kv| match kv.strip_prefix("sslrootcert=") {
-            Some(path) => {
+        .filter(|kv| {
+            if let Some(path) = kv.strip_prefix("sslrootcert=") {
                 root_cert = Some(path.to_owned());
-                false
+                return false;
             }
-            None => true,
+            if let Some(mode) = kv.strip_prefix("sslmode=") {
+                wants_tls = matches!(mode, "require" | "verify-ca" | "verify-full");
+                return false;
+            }
+            true
         })
         .collect();
     let rebuilt = if kept.is_empty() {
@@ -205,12 +235,18 @@ fn parse(url: &str) -> Result<(postgres::Config, Option<String>), UrlError> {
     if config.get_application_name().is_none() {
         config.application_name("aletheia hub");
     }
-    let root_cert = root_cert.or_else(|| {
-        std::env::var("PGSSLROOTCERT")
-            .ok()
-            .filter(|s| !s.is_empty())
-    });
-    Ok((config, root_cert))
+    let tls = if wants_tls {
+        config.ssl_mode(postgres::config::SslMode::Require);
+        Tls::Verified(root_cert.or_else(|| {
+            std::env::var("PGSSLROOTCERT")
+                .ok()
+                .filter(|s| !s.is_empty())
+        }))
+    } else {
+        config.ssl_mode(postgres::config::SslMode::Disable);
+        Tls::Off
+    };
+    Ok(Parsed { config, tls })
 }
 
 /// The TLS connector: the system's roots, or those of `root_cert` alone when it is named.
@@ -273,17 +309,28 @@ mod tests {
     }
 
     #[test]
-    fn sslrootcert_is_taken_out_of_the_url() {
-        let (config, root) =
-            parse("postgres://hub@db/team?sslmode=require&sslrootcert=/etc/ca.pem").unwrap();
-        assert_eq!(root.as_deref(), Some("/etc/ca.pem"));
-        assert_eq!(config.get_dbname(), Some("team"));
-        assert_eq!(config.get_ssl_mode(), postgres::config::SslMode::Require);
+    fn tls_is_asked_for_by_sslmode_and_verified_against_sslrootcert() {
+        let p = parse("postgres://hub@db/team?sslmode=require&sslrootcert=/etc/ca.pem").unwrap();
+        assert!(matches!(p.tls, Tls::Verified(Some(ref ca)) if ca == "/etc/ca.pem"));
+        assert_eq!(p.config.get_dbname(), Some("team"));
+        assert_eq!(p.config.get_ssl_mode(), postgres::config::SslMode::Require);
+        let p = parse("postgres://hub@db/team?sslmode=verify-full").unwrap();
+        assert!(matches!(p.tls, Tls::Verified(_)));
+        for plain in [
+            "postgres://hub@db/team",
+            "postgres://hub@db/team?sslmode=prefer",
+        ] {
+            let p = parse(plain).unwrap();
+            assert!(matches!(p.tls, Tls::Off), "{plain}");
+            assert_eq!(p.config.get_ssl_mode(), postgres::config::SslMode::Disable);
+        }
     }
 
     #[test]
     fn a_url_that_is_not_one_is_refused_without_its_password() {
-        let e = parse("postgres://hub:pw@db/team?sslmode=sometimes").unwrap_err();
+        let Err(e) = parse("postgres://hub:pw@db/team?connect_timeout=soon") else {
+            panic!("parsed")
+        };
         assert!(e.to_string().contains("hub:***@db"), "{e}");
         assert!(!e.to_string().contains("pw@"), "{e}");
     }

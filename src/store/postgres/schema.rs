@@ -379,6 +379,10 @@ pub(super) const MIGRATIONS: &[&str] = &[
     );
     CREATE FUNCTION sync_memory_added() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+        -- A copy from a SQLite hub (`hub migrate`) brings its own sync state.
+        IF current_setting('aletheia.copying', true) = 'on' THEN
+            RETURN NULL;
+        END IF;
         INSERT INTO sync_new_memories (memory_id) SELECT id FROM added ON CONFLICT DO NOTHING;
         RETURN NULL;
     END $$;
@@ -406,6 +410,10 @@ pub(super) const MIGRATIONS: &[&str] = &[
     $$;
     CREATE FUNCTION sync_memory_edited() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+        -- A copy from a SQLite hub (`hub migrate`) brings its own sync state.
+        IF current_setting('aletheia.copying', true) = 'on' THEN
+            RETURN NULL;
+        END IF;
         IF NOT EXISTS (SELECT 1 FROM work_lists WHERE memory_id = NEW.id) THEN
             PERFORM sync_mark('memory', NEW.uid);
         END IF;
@@ -415,6 +423,10 @@ pub(super) const MIGRATIONS: &[&str] = &[
         FOR EACH ROW EXECUTE FUNCTION sync_memory_edited();
     CREATE FUNCTION sync_fact_added() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+        -- A copy from a SQLite hub (`hub migrate`) brings its own sync state.
+        IF current_setting('aletheia.copying', true) = 'on' THEN
+            RETURN NULL;
+        END IF;
         IF TG_OP = 'INSERT' THEN
             INSERT INTO sync_fact_uids (fact_id, uid)
                 VALUES (NEW.id, replace(gen_random_uuid()::text, '-', ''))
@@ -427,6 +439,10 @@ pub(super) const MIGRATIONS: &[&str] = &[
         FOR EACH ROW EXECUTE FUNCTION sync_fact_added();
     CREATE FUNCTION sync_rule_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+        -- A copy from a SQLite hub (`hub migrate`) brings its own sync state.
+        IF current_setting('aletheia.copying', true) = 'on' THEN
+            RETURN NULL;
+        END IF;
         PERFORM sync_mark('rule', NEW.id);
         RETURN NULL;
     END $$;
@@ -434,6 +450,10 @@ pub(super) const MIGRATIONS: &[&str] = &[
         FOR EACH ROW EXECUTE FUNCTION sync_rule_changed();
     CREATE FUNCTION sync_list_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+        -- A copy from a SQLite hub (`hub migrate`) brings its own sync state.
+        IF current_setting('aletheia.copying', true) = 'on' THEN
+            RETURN NULL;
+        END IF;
         PERFORM sync_mark('list', NEW.project || chr(31) || NEW.name);
         RETURN NULL;
     END $$;
@@ -441,6 +461,10 @@ pub(super) const MIGRATIONS: &[&str] = &[
         FOR EACH ROW EXECUTE FUNCTION sync_list_changed();
     CREATE FUNCTION sync_episode_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+        -- A copy from a SQLite hub (`hub migrate`) brings its own sync state.
+        IF current_setting('aletheia.copying', true) = 'on' THEN
+            RETURN NULL;
+        END IF;
         PERFORM sync_mark('episode', uid) FROM memories WHERE id = NEW.memory_id;
         RETURN NULL;
     END $$;

@@ -248,7 +248,10 @@ mod tests {
         );
     }
 
-    const CASES: &[(&str, fn(&mut dyn HubTokens))] = &[
+    /// One case, run on each engine.
+    type Case = fn(&mut dyn HubTokens);
+
+    const CASES: &[(&str, Case)] = &[
         (
             "a_token_is_kept_by_its_hash_and_revoked_once",
             a_token_is_kept_by_its_hash_and_revoked_once,
