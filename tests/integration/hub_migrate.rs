@@ -150,8 +150,9 @@ fn a_sqlite_hub_of_10000_memories_moves_into_postgresql_resumably_with_counts_ch
         "search",
         json!({"query": "ledger note number 4243", "project": "shop"}),
     );
+    // A hit is "#<id> <date> [note] <title> (<project>, <tool>)"; ids were kept.
     assert!(
-        found.contains("the ledger note number 4243 about caching"),
+        found.contains("#4244 ") && found.contains("] note 4243 (shop"),
         "{found}"
     );
     let saved = call(
