@@ -69,6 +69,9 @@ pub mod background {
     use super::Never;
     use super::semantic::Semantic;
     use crate::config::Paths;
+    use crate::store::StoreError;
+    use crate::store::contract::Storage;
+    use std::path::Path;
 
     /// The background model of a long-running process; never started in this build.
     pub struct Background(Never);
@@ -76,6 +79,14 @@ pub mod background {
     impl Background {
         /// `None`: search uses words alone.
         pub fn start(_paths: &Paths) -> Option<Background> {
+            None
+        }
+
+        /// `None`, over any store.
+        pub fn start_on(
+            _dir: &Path,
+            _open: impl Fn() -> Result<Box<dyn Storage + Send>, StoreError> + Send + 'static,
+        ) -> Option<Background> {
             None
         }
 

@@ -1,4 +1,5 @@
-//! The model and the indexer of a long-running process (`aletheia mcp`, later the server).
+//! The model and the indexer of a long-running process (the server, and a hub over its own
+//! database).
 //!
 //! Started on a thread of its own, so the process answers at once: the model loads while the
 //! client initialises, and until it has, searches use words alone. Then the thread gives every
@@ -9,7 +10,9 @@ use super::index;
 use super::model::Embedder;
 use super::semantic::Semantic;
 use crate::config::Paths;
-use crate::store::{OpenOptions, Store};
+use crate::store::contract::Storage;
+use crate::store::{OpenOptions, Store, StoreError};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -29,27 +32,42 @@ impl Background {
     /// Start loading the model and indexing, if the model is there; `None` if it is not (search
     /// then uses words alone, and `doctor` says how to get the model).
     pub fn start(paths: &Paths) -> Option<Background> {
-        let dir = paths.model_dir();
-        if !Embedder::present(&dir) {
+        let store_paths = paths.clone();
+        Background::start_on(&paths.model_dir(), move || {
+            Ok(Box::new(Store::open(&store_paths, OpenOptions::SERVING)?))
+        })
+    }
+
+    /// The same over whatever store `open` connects to: a hub's, on either engine, so that
+    /// its searches score by meaning too and its memories get their vectors beside them.
+    pub fn start_on(
+        dir: &Path,
+        open: impl Fn() -> Result<Box<dyn Storage + Send>, StoreError> + Send + 'static,
+    ) -> Option<Background> {
+        if !Embedder::present(dir) {
             return None;
         }
         let ready = Arc::new(OnceLock::new());
         let shared = Arc::clone(&ready);
-        let paths = paths.clone();
+        let dir = dir.to_owned();
         std::thread::Builder::new()
             .name("aletheia-index".into())
-            .spawn(move || run(&paths, &dir, &shared))
+            .spawn(move || run(&open, &dir, &shared))
             .ok()?;
         Some(Background { ready })
     }
 
-    /// The model and vectors, once loaded.
+    /// The semantic index, once the model has loaded.
     pub fn semantic(&self) -> Option<&Semantic> {
         self.ready.get()
     }
 }
 
-fn run(paths: &Paths, dir: &std::path::Path, ready: &OnceLock<Semantic>) {
+fn run(
+    open: &dyn Fn() -> Result<Box<dyn Storage + Send>, StoreError>,
+    dir: &Path,
+    ready: &OnceLock<Semantic>,
+) {
     let embedder = match Embedder::load(dir) {
         Ok(e) => Arc::new(e),
         Err(e) => {
@@ -66,9 +84,9 @@ fn run(paths: &Paths, dir: &std::path::Path, ready: &OnceLock<Semantic>) {
         if pass.is_multiple_of(FULL_PASS) {
             after = 0;
         }
-        let pause = match Store::open(paths, OpenOptions::SERVING) {
+        let pause = match open() {
             Ok(mut store) => {
-                match index::index_missing(&mut store, &embedder, &mut after, |_| {}) {
+                match index::index_missing(store.as_mut(), &embedder, &mut after, |_| {}) {
                     Ok(_) => IDLE,
                     Err(e) => {
                         eprintln!("aletheia: indexing paused: {e}");

@@ -23,11 +23,17 @@ struct Hub {
 
 impl Hub {
     fn start(on: On) -> Hub {
+        Hub::start_with(on, &[])
+    }
+
+    /// A hub with `vars` set in its environment.
+    fn start_with(on: On, vars: &[(&str, &std::ffi::OsStr)]) -> Hub {
         let env = Env::new();
         std::fs::create_dir_all(env.data()).unwrap();
         let store = Engine::fresh(on, &env.data());
         let mut cmd = env.std_cmd();
         cmd.args(["hub", "--port", "0"]).args(store.args());
+        cmd.envs(vars.iter().copied());
         let (child, port, first, lines) = support::start_server(cmd);
         std::thread::spawn(move || for _ in lines {});
         assert!(first.contains("MCP at /mcp"), "{first}");
@@ -962,4 +968,54 @@ fn the_hub_reaches_postgresql_over_tls_when_the_url_asks_and_refuses_an_unknown_
         "{err}"
     );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+/// The hub scores by meaning once its user has fetched the model, on either engine: it gives
+/// the memories stored through it vectors in its own store, and finds a paraphrase the words
+/// miss.
+#[cfg(feature = "semantic")]
+fn a_hub_with_the_model_finds_by_meaning_what_the_words_miss(on: On) {
+    let model = std::env::var_os("ALETHEIA_TEST_MODEL_DIR")
+        .expect("ALETHEIA_TEST_MODEL_DIR names the model folder (scripts/test sets it)");
+    let h = Hub::start_with(on, &[("ALETHEIA_MODEL_DIR", &model)]);
+    let mut s = h.session(&h.token("admin", None));
+    saved(&mut s, "We store everything in PostgreSQL 16.", "shop");
+    saved(&mut s, "The cat sat on the mat all afternoon.", "shop");
+    let started = std::time::Instant::now();
+    while h.store.count("SELECT count(*) FROM memory_vectors") < 2 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "the hub gave its memories no vectors"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (is_error, found) = s.call(
+        "search",
+        json!({ "query": "which relational db holds our data", "project": "shop" }),
+    );
+    assert!(!is_error, "{found}");
+    let postgres = found
+        .find("PostgreSQL 16")
+        .unwrap_or_else(|| panic!("{found}"));
+    assert!(
+        found.find("cat sat").is_none_or(|cat| postgres < cat),
+        "{found}"
+    );
+}
+
+#[cfg(feature = "semantic")]
+mod a_hub_with_the_model_finds_by_meaning_what_the_words_miss {
+    use crate::hub_engines::On;
+
+    #[test]
+    #[ignore = "needs the model files: scripts/test fetches them and sets ALETHEIA_TEST_MODEL_DIR"]
+    fn sqlite() {
+        super::a_hub_with_the_model_finds_by_meaning_what_the_words_miss(On::Sqlite);
+    }
+
+    #[test]
+    #[ignore = "needs the model files and PostgreSQL: scripts/test fetches the one and starts the other"]
+    fn postgres() {
+        super::a_hub_with_the_model_finds_by_meaning_what_the_words_miss(On::Postgres);
+    }
 }

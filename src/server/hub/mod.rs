@@ -21,6 +21,8 @@ pub mod tokens;
 use super::error::ApiError;
 use super::state::State;
 use crate::config::Paths;
+use crate::embed::background::Background;
+use crate::store::contract::Storage;
 use crate::store::hub::{AuditEntry, Token};
 use crate::store::hub_database::HubDatabase;
 use anyhow::Context as _;
@@ -370,12 +372,26 @@ async fn serve(
     limits.max_connections = limits
         .max_connections
         .min(super::connections_the_files_allow());
+    // The hub scores by meaning as the server does when its user has fetched the model, with
+    // the vectors kept in its own database (each hub process on one database indexes what
+    // has none; a vector written twice is the same vector).
+    let database = opts.database.clone();
+    let background = Background::start_on(&paths.model_dir(), move || {
+        database
+            .open_serving()
+            .map(|s| s as Box<dyn Storage + Send>)
+    });
+    let semantic_line = if background.is_some() {
+        "semantic index: loading the model"
+    } else {
+        "semantic index: off (no model: aletheia model fetch)"
+    };
     let state = Arc::new(
         State::new(
             paths.clone(),
             redactor,
             default_project,
-            None,
+            background,
             "no worker".to_owned(),
             None,
         )
@@ -387,7 +403,7 @@ async fn serve(
     };
     let scheme = if tls.is_some() { "https" } else { "http" };
     eprintln!(
-        "aletheia hub: {scheme}://{bound} · MCP at /mcp · store {}",
+        "aletheia hub: {scheme}://{bound} · MCP at /mcp · store {} · {semantic_line}",
         opts.database.shown()
     );
     tracing::info!(%bound, tls = tls.is_some(), "hub started");

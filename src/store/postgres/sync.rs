@@ -38,7 +38,7 @@ use crate::sync::item::{
 };
 use postgres::types::ToSql;
 use postgres::{Error, IsolationLevel, Row, Statement, Transaction};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The advisory lock every taker of sync sequence numbers holds to its commit (any fixed
 /// number no other single-key lock uses).
@@ -969,6 +969,97 @@ fn store_at(tx: &mut Tx<'_, '_>, change: &Change) -> Result<Written, Error> {
         )?;
         return Ok(written);
     }
+    record(tx, kind, &key, change)?;
+    Ok(written)
+}
+
+/// Store a memory [`unknown_memories`] found the hub has never heard of, as [`store_at`]
+/// would, in the two statements its usual case needs rather than six: the insert itself
+/// checks that no memory of the project holds its content (so a twin draws no id), and when
+/// one does (or another connection's just did), the full path settles it.
+fn store_new_memory(
+    tx: &mut Tx<'_, '_>,
+    change: &Change,
+    m: &MemoryItem,
+) -> Result<Written, Error> {
+    let hash = content_hash(&m.title, &m.text);
+    let kind = m.kind.parse().unwrap_or(Kind::Note);
+    let mtype = m.mtype.parse().unwrap_or(MemoryType::Note);
+    let files = serde_json::to_string(&m.files).unwrap_or_else(|_| "[]".into());
+    let id: Option<i64> = tx
+        .query_opt(
+            "INSERT INTO memories (uid, project, kind, type, title, text, tool, session_id, files,
+                                   pinned, dismissed, created_at, content_hash)
+             SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text,
+                    $9::text, $10::boolean, $11::boolean, $12::bigint, $13::text
+             WHERE NOT EXISTS (SELECT 1 FROM memories
+                               WHERE project = $2 AND kind = $3 AND content_hash = $13)
+             ON CONFLICT DO NOTHING RETURNING id",
+            &[
+                &m.uid,
+                &m.project,
+                &kind.as_str(),
+                &mtype.as_str(),
+                &m.title,
+                &m.text,
+                &m.tool,
+                &m.session_id,
+                &files,
+                &m.pinned,
+                &m.dismissed,
+                &m.created_at,
+                &hash,
+            ],
+        )?
+        .map(|r| r.get(0));
+    let Some(id) = id else {
+        return store_at(tx, change);
+    };
+    if !m.files.is_empty() {
+        tx.execute(
+            "INSERT INTO memory_files (path, memory_id) SELECT unnest($1::text[]), $2::bigint
+             ON CONFLICT DO NOTHING",
+            &[&m.files, &id],
+        )?;
+    }
+    tx.inserted.push(id);
+    record(tx, "memory", &m.uid, change)?;
+    Ok(Written::Stored)
+}
+
+/// The memory uids among a push's items that the hub has no trace of: no row, no alias, no
+/// revision. Under [`SYNC_LOCK`], after [`absorb`], only this push can give one a trace, and
+/// only by writing that same uid; so until it does, each needs none of the reads the full
+/// path makes to find out what the hub holds.
+fn unknown_memories<'i>(
+    tx: &mut Tx<'_, '_>,
+    items: impl Iterator<Item = &'i Item>,
+) -> Result<HashSet<String>, Error> {
+    let uids: Vec<&str> = items
+        .filter_map(|i| match i {
+            Item::Memory(m) => Some(m.uid.as_str()),
+            _ => None,
+        })
+        .collect();
+    if uids.is_empty() {
+        return Ok(HashSet::new());
+    }
+    Ok(tx
+        .query(
+            "SELECT u FROM unnest($1::text[]) AS t(u)
+             WHERE NOT EXISTS (SELECT 1 FROM memories WHERE uid = u)
+               AND NOT EXISTS (SELECT 1 FROM sync_aliases WHERE uid = u)
+               AND NOT EXISTS (SELECT 1 FROM sync_revs WHERE kind = 'memory' AND key = u)",
+            &[&uids],
+        )?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+}
+
+/// Record `change`'s revision as the one the hub holds `kind`/`key` at, clean, with the next
+/// number of the hub's sequence.
+fn record(tx: &mut Tx<'_, '_>, kind: &str, key: &str, change: &Change) -> Result<(), Error> {
     tx.execute(
         "WITH unmarked AS (DELETE FROM sync_dirty WHERE kind = $1 AND key = $2)
          INSERT INTO sync_revs (kind, key, rev, base, origin, pending, seq)
@@ -977,7 +1068,7 @@ fn store_at(tx: &mut Tx<'_, '_>, change: &Change) -> Result<Written, Error> {
              origin = EXCLUDED.origin, pending = false, seq = EXCLUDED.seq",
         &[&kind, &key, &change.rev, &change.origin],
     )?;
-    Ok(written)
+    Ok(())
 }
 
 /// Why a whole push is refused, before anything in it is written (SQLite's `refuse_push`).
@@ -1100,12 +1191,32 @@ fn receive(tx: &mut Tx<'_, '_>, batch: &Batch, pusher: &Pusher<'_>) -> Result<Re
     // the lock is absorbed now, and one after it waits for this commit.
     lock_items(tx, local.iter().flatten())?;
     absorb(tx, &mut c, &me)?;
+    let mut unknown = unknown_memories(tx, local.iter().flatten())?;
     let allowed = pusher.allowed;
     for (change, item) in batch.changes.iter().zip(local) {
         let Some(item) = item else {
             out.refused += 1;
             continue;
         };
+        // A memory new to the hub, the bulk of most pushes: nothing held to settle against.
+        // Taken from the set at its first change, so a second change of it in this push takes
+        // the full path and meets the first.
+        if let Item::Memory(m) = &item
+            && allowed_item(&item, None, allowed)
+            && unknown.remove(&m.uid)
+        {
+            c.observe(&change.rev);
+            let incoming = Change {
+                item: item.clone(),
+                ..change.clone()
+            };
+            if store_new_memory(tx, &incoming, m)? == Written::Stored {
+                out.accepted += 1;
+            } else {
+                out.orphans += 1;
+            }
+            continue;
+        }
         let owner = episode_project(tx, &item)?;
         if !allowed_item(&item, owner.as_deref(), allowed) {
             out.refused += 1;
@@ -1725,6 +1836,23 @@ mod tests {
             ),
             // On u4, which is u2 on the hub: refused as on SQLite, which asks for u4's project.
             change(rev(BASE + 24, 0, "m2"), None, Item::Episode(episode("u4"))),
+            // Two memories new to the hub with one text in one push, and one of them changed
+            // again later in the same push.
+            change(
+                first(BASE + 25, "m2"),
+                None,
+                Item::Memory(memory("u7", SHOP, "retries back off")),
+            ),
+            change(
+                first(BASE + 26, "m2"),
+                None,
+                Item::Memory(memory("u8", SHOP, "retries back off")),
+            ),
+            change(
+                rev(BASE + 27, 0, "m2"),
+                Some(first(BASE + 25, "m2")),
+                Item::Memory(memory("u7", SHOP, "retries back off, twice")),
+            ),
         ];
         let got = hub
             .sync()
