@@ -17,7 +17,11 @@
 //! - a current fact with the same start: nothing says which is right, so both lose
 //!   [`TIE_PENALTY`] confidence and wait in `fact_reviews` until the user keeps one
 //!   (`aletheia review accept|reject`).
+//!
+//! Which case applies is decided in `fact_rules`, for PostgreSQL too; here are SQLite's reads
+//! and writes.
 
+use super::fact_rules::{FactWrites, Known, shifted, store_fact};
 use super::state::AuditEntry;
 use super::{Store, StoreError};
 use crate::redact::{Redact, Redacted, Redactor};
@@ -107,45 +111,6 @@ pub struct Rejected {
     pub reviews: Vec<i64>,
 }
 
-/// The form in which two objects count as the same: extractors and models differ in case,
-/// spacing and a closing full stop, none of which changes what a fact says.
-fn normalise(object: &str) -> String {
-    object
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-        .trim_end_matches(|c: char| {
-            matches!(c, '.' | ',' | ';' | ':' | '!' | '?') || c.is_whitespace()
-        })
-        .to_owned()
-}
-
-/// `c` moved by `delta`, kept within 0 to 1 and rounded so repeated steps leave no float dust.
-fn shifted(c: f64, delta: f64) -> f64 {
-    ((c + delta).clamp(0.0, 1.0) * 1e6).round() / 1e6
-}
-
-/// A stored fact with the same project, subject and predicate as a new one.
-struct Known {
-    id: i64,
-    object: String,
-    valid_from: i64,
-    valid_to: Option<i64>,
-    confidence: f64,
-}
-
-impl Known {
-    /// Whether this (closed) fact held at `t`; a fact closed at its own start (one that lost a
-    /// review) still counts at that start, so a retry of it is recognised.
-    fn held_at(&self, t: i64) -> bool {
-        self.valid_from == t
-            || self
-                .valid_to
-                .is_some_and(|to| self.valid_from < t && t < to)
-    }
-}
-
 /// Store `f` inside the caller's transaction (the compression job writes a whole session in
 /// one), by the rules in this module's comment.
 pub(super) fn insert_fact_tx(
@@ -153,105 +118,82 @@ pub(super) fn insert_fact_tx(
     f: &Redacted<NewFact>,
     now: i64,
 ) -> rusqlite::Result<FactOutcome> {
-    let f = f.get();
-    let known = same_key(tx, f)?;
-    let object = normalise(&f.object);
-    let (same, other): (Vec<&Known>, Vec<&Known>) =
-        known.iter().partition(|k| normalise(&k.object) == object);
+    store_fact(&mut { tx }, f.get(), now)
+}
 
-    if let Some(dup) = same
-        .iter()
-        .find(|k| k.valid_to.is_none() || k.held_at(f.valid_from))
-    {
-        // A fact waiting for review keeps its lowered confidence: only the review settles it.
-        tx.execute(
+impl FactWrites for &Transaction<'_> {
+    type Error = rusqlite::Error;
+
+    fn same_key(&mut self, f: &NewFact) -> rusqlite::Result<Vec<Known>> {
+        let mut stmt = self.prepare_cached(
+            "SELECT id, object, valid_from, valid_to, confidence FROM facts
+             WHERE subject = ?2 COLLATE NOCASE AND project = ?1 AND predicate = ?3 COLLATE NOCASE
+               AND dismissed = 0
+             ORDER BY valid_from, id",
+        )?;
+        let rows = stmt.query_map(params![f.project, f.subject, f.predicate], |r| {
+            Ok(Known {
+                id: r.get(0)?,
+                object: r.get(1)?,
+                valid_from: r.get(2)?,
+                valid_to: r.get(3)?,
+                confidence: r.get(4)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    fn keep_higher(&mut self, id: i64, confidence: f64) -> rusqlite::Result<()> {
+        self.execute(
             "UPDATE facts SET confidence = ?2 WHERE id = ?1 AND confidence < ?2
                AND NOT EXISTS (SELECT 1 FROM fact_reviews r WHERE r.state = 'open' AND ?1 IN (r.fact_a, r.fact_b))",
-            params![dup.id, f.confidence],
+            params![id, confidence],
         )?;
-        return Ok(FactOutcome::Duplicate(dup.id));
+        Ok(())
     }
 
-    // A fact that arrives late can start inside a closed fact's interval: that fact then held
-    // only until the new one started, so `fact_history` as of any instant gives one answer.
-    let overlapped: Vec<i64> = other
-        .iter()
-        .filter(|k| {
-            k.valid_to
-                .is_some_and(|to| k.valid_from < f.valid_from && f.valid_from < to)
-        })
-        .map(|k| k.id)
-        .collect();
-    // Older news: it held until the first later fact started, current or already closed, so
-    // it never overlaps the history that followed it.
-    if let Some(newer) = other
-        .iter()
-        .filter(|k| k.valid_from > f.valid_from)
-        .min_by_key(|k| (k.valid_from, k.id))
-    {
-        let id = insert(tx, f, f.confidence, now)?;
-        close(tx, id, newer.valid_from, newer.id, now)?;
-        trim(tx, &overlapped, f.valid_from, id, now)?;
-        return Ok(FactOutcome::Historical(id));
+    fn insert(&mut self, f: &NewFact, confidence: f64, now: i64) -> rusqlite::Result<i64> {
+        self.execute(
+            "INSERT INTO facts (project, subject, predicate, object, confidence, source, memory_id, valid_from, created_at, job_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![f.project, f.subject, f.predicate, f.object, confidence, f.source, f.memory_id, f.valid_from, now, f.job_id],
+        )?;
+        Ok(self.last_insert_rowid())
     }
 
-    let current = other.into_iter().filter(|k| k.valid_to.is_none());
-    let (tied, earlier): (Vec<&Known>, Vec<&Known>) =
-        current.partition(|k| k.valid_from == f.valid_from);
-    let penalty = TIE_PENALTY * tied.len() as f64;
-    let id = insert(tx, f, shifted(f.confidence, -penalty), now)?;
-    let closed: Vec<i64> = earlier.iter().map(|k| k.id).collect();
-    for old in &closed {
-        close(tx, *old, f.valid_from, id, now)?;
+    fn close(&mut self, ids: &[i64], at: i64, by: i64, now: i64) -> rusqlite::Result<()> {
+        for &id in ids {
+            close(self, id, at, by, now)?;
+        }
+        Ok(())
     }
-    trim(tx, &overlapped, f.valid_from, id, now)?;
-    let mut reviews = Vec::with_capacity(tied.len());
-    for old in &tied {
-        tx.execute(
+
+    fn trim(&mut self, ids: &[i64], at: i64, by: i64, now: i64) -> rusqlite::Result<()> {
+        for id in ids {
+            self.execute(
+                "UPDATE facts SET valid_to = ?2, superseded_by = ?3, superseded_at = coalesce(superseded_at, ?4)
+                 WHERE id = ?1",
+                params![id, at, by, now],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn lower(&mut self, id: i64, confidence: f64) -> rusqlite::Result<()> {
+        self.execute(
             "UPDATE facts SET confidence = ?2 WHERE id = ?1",
-            params![old.id, shifted(old.confidence, -TIE_PENALTY)],
+            params![id, confidence],
         )?;
-        tx.execute(
-            "INSERT INTO fact_reviews (project, fact_a, fact_b, created_at) VALUES (?1, ?2, ?3, ?4)",
-            params![f.project, old.id, id, now],
-        )?;
-        reviews.push(tx.last_insert_rowid());
+        Ok(())
     }
-    Ok(match reviews.first() {
-        Some(&review) => FactOutcome::Tied { id, review },
-        None if !closed.is_empty() => FactOutcome::Superseded { id, closed },
-        None => FactOutcome::New(id),
-    })
-}
 
-/// The stored facts, not dismissed, with `f`'s project, subject and predicate
-/// (case-insensitive, as `fact_history` reads them), oldest first.
-fn same_key(tx: &Transaction<'_>, f: &NewFact) -> rusqlite::Result<Vec<Known>> {
-    let mut stmt = tx.prepare_cached(
-        "SELECT id, object, valid_from, valid_to, confidence FROM facts
-         WHERE subject = ?2 COLLATE NOCASE AND project = ?1 AND predicate = ?3 COLLATE NOCASE
-           AND dismissed = 0
-         ORDER BY valid_from, id",
-    )?;
-    let rows = stmt.query_map(params![f.project, f.subject, f.predicate], |r| {
-        Ok(Known {
-            id: r.get(0)?,
-            object: r.get(1)?,
-            valid_from: r.get(2)?,
-            valid_to: r.get(3)?,
-            confidence: r.get(4)?,
-        })
-    })?;
-    rows.collect()
-}
-
-fn insert(tx: &Transaction<'_>, f: &NewFact, confidence: f64, now: i64) -> rusqlite::Result<i64> {
-    tx.execute(
-        "INSERT INTO facts (project, subject, predicate, object, confidence, source, memory_id, valid_from, created_at, job_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        params![f.project, f.subject, f.predicate, f.object, confidence, f.source, f.memory_id, f.valid_from, now, f.job_id],
-    )?;
-    Ok(tx.last_insert_rowid())
+    fn open_review(&mut self, project: &str, a: i64, b: i64, now: i64) -> rusqlite::Result<i64> {
+        self.execute(
+            "INSERT INTO fact_reviews (project, fact_a, fact_b, created_at) VALUES (?1, ?2, ?3, ?4)",
+            params![project, a, b, now],
+        )?;
+        Ok(self.last_insert_rowid())
+    }
 }
 
 /// Close fact `id` at `at` in the world, replaced by `by`; it stays as history.
@@ -260,19 +202,6 @@ fn close(tx: &Transaction<'_>, id: i64, at: i64, by: i64, now: i64) -> rusqlite:
         "UPDATE facts SET valid_to = ?2, superseded_at = ?3, superseded_by = ?4 WHERE id = ?1",
         params![id, at, now, by],
     )?;
-    Ok(())
-}
-
-/// End the closed facts `ids` at `at`, replaced by `by`; their `superseded_at` keeps the first
-/// time the store replaced them.
-fn trim(tx: &Transaction<'_>, ids: &[i64], at: i64, by: i64, now: i64) -> rusqlite::Result<()> {
-    for id in ids {
-        tx.execute(
-            "UPDATE facts SET valid_to = ?2, superseded_by = ?3, superseded_at = coalesce(superseded_at, ?4)
-             WHERE id = ?1",
-            params![id, at, by, now],
-        )?;
-    }
     Ok(())
 }
 

@@ -16,6 +16,7 @@ pub mod compression;
 pub mod contract;
 mod events;
 pub mod fact_queries;
+mod fact_rules;
 pub mod facts;
 mod health;
 pub mod hub;

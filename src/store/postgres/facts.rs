@@ -1,6 +1,7 @@
-//! Facts on PostgreSQL: storing them by the SQLite store's rules (see [`crate::store::facts`]:
-//! a fact stored twice is a duplicate, a change in the world closes the old fact, a tie waits
-//! in `fact_reviews`), settling reviews, and the reads of [`crate::store::fact_queries`].
+//! Facts on PostgreSQL: storing them by the rules the SQLite store keeps too (see
+//! [`crate::store::facts`]: a fact stored twice is a duplicate, a change in the world closes
+//! the old fact, a tie waits in `fact_reviews`; `fact_rules` decides which case applies for
+//! both), settling reviews, and the reads of [`crate::store::fact_queries`].
 //!
 //! SQLite's writers take the whole file (`BEGIN IMMEDIATE`), so comparing a new fact with the
 //! stored ones and writing it cannot interleave with another writer. Several hub processes
@@ -19,6 +20,7 @@ use crate::redact::Redacted;
 use crate::store::StoreError;
 use crate::store::contract::Facts;
 use crate::store::fact_queries::HistoryQuery;
+use crate::store::fact_rules::{FactWrites, Known, shifted, store_fact};
 use crate::store::facts::{Accepted, FactOutcome, NewFact, Rejected, TIE_PENALTY};
 use crate::store::state::AuditEntry;
 use postgres::types::ToSql;
@@ -55,46 +57,6 @@ fn fact_at(r: &Row, at: usize) -> Fact {
     }
 }
 
-/// The form in which two objects count as the same, as the SQLite store compares them (case,
-/// spacing and a closing full stop change nothing a fact says).
-fn normalise(object: &str) -> String {
-    object
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-        .trim_end_matches(|c: char| {
-            matches!(c, '.' | ',' | ';' | ':' | '!' | '?') || c.is_whitespace()
-        })
-        .to_owned()
-}
-
-/// `c` moved by `delta`, kept within 0 to 1 and rounded as the SQLite store rounds it, in Rust
-/// (PostgreSQL's `round` of a double rounds halves to even).
-fn shifted(c: f64, delta: f64) -> f64 {
-    ((c + delta).clamp(0.0, 1.0) * 1e6).round() / 1e6
-}
-
-/// A stored fact with the same project, subject and predicate as a new one.
-struct Known {
-    id: i64,
-    object: String,
-    valid_from: i64,
-    valid_to: Option<i64>,
-    confidence: f64,
-}
-
-impl Known {
-    /// Whether this (closed) fact held at `t`; one closed at its own start (it lost a review)
-    /// still counts there, so a retry of it is recognised.
-    fn held_at(&self, t: i64) -> bool {
-        self.valid_from == t
-            || self
-                .valid_to
-                .is_some_and(|to| self.valid_from < t && t < to)
-    }
-}
-
 /// Wait until no other transaction settles facts of `project`.
 fn lock_project(tx: &mut Transaction<'_>, project: &str) -> Result<(), postgres::Error> {
     tx.execute(
@@ -105,7 +67,7 @@ fn lock_project(tx: &mut Transaction<'_>, project: &str) -> Result<(), postgres:
 }
 
 /// Store `f` inside the caller's transaction (a compression job writes a whole session in
-/// one), by the SQLite store's rules (see [`crate::store::facts`]).
+/// one), by the rules the SQLite store keeps too (see [`crate::store::facts`]).
 pub(super) fn insert_fact_tx(
     tx: &mut Transaction<'_>,
     f: &Redacted<NewFact>,
@@ -113,121 +75,98 @@ pub(super) fn insert_fact_tx(
 ) -> Result<FactOutcome, postgres::Error> {
     let f = f.get();
     lock_project(tx, &f.project)?;
-    let known = same_key(tx, f)?;
-    let object = normalise(&f.object);
-    let (same, other): (Vec<&Known>, Vec<&Known>) =
-        known.iter().partition(|k| normalise(&k.object) == object);
+    store_fact(tx, f, now)
+}
 
-    if let Some(dup) = same
-        .iter()
-        .find(|k| k.valid_to.is_none() || k.held_at(f.valid_from))
-    {
-        // A fact waiting for review keeps its lowered confidence: only the review settles it.
-        tx.execute(
+impl FactWrites for Transaction<'_> {
+    type Error = postgres::Error;
+
+    fn same_key(&mut self, f: &NewFact) -> Result<Vec<Known>, postgres::Error> {
+        let rows = self.query(
+            "SELECT id, object, valid_from, valid_to, confidence FROM facts
+             WHERE lower(subject) = lower($2) AND project = $1 AND lower(predicate) = lower($3)
+               AND NOT dismissed
+             ORDER BY valid_from, id",
+            &[&f.project, &f.subject, &f.predicate],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| Known {
+                id: r.get(0),
+                object: r.get(1),
+                valid_from: r.get(2),
+                valid_to: r.get(3),
+                confidence: r.get(4),
+            })
+            .collect())
+    }
+
+    fn keep_higher(&mut self, id: i64, confidence: f64) -> Result<(), postgres::Error> {
+        self.execute(
             "UPDATE facts SET confidence = $2 WHERE id = $1 AND confidence < $2
                AND NOT EXISTS (SELECT 1 FROM fact_reviews r WHERE r.state = 'open' AND $1 IN (r.fact_a, r.fact_b))",
-            &[&dup.id, &f.confidence],
+            &[&id, &confidence],
         )?;
-        return Ok(FactOutcome::Duplicate(dup.id));
+        Ok(())
     }
 
-    // A fact that arrives late can start inside a closed fact's interval: that fact then held
-    // only until the new one started.
-    let overlapped: Vec<i64> = other
-        .iter()
-        .filter(|k| {
-            k.valid_to
-                .is_some_and(|to| k.valid_from < f.valid_from && f.valid_from < to)
-        })
-        .map(|k| k.id)
-        .collect();
-    // Older news: it held until the first later fact started, current or already closed.
-    if let Some(newer) = other
-        .iter()
-        .filter(|k| k.valid_from > f.valid_from)
-        .min_by_key(|k| (k.valid_from, k.id))
-    {
-        let id = insert(tx, f, f.confidence, now)?;
-        close(tx, &[id], newer.valid_from, newer.id, now)?;
-        trim(tx, &overlapped, f.valid_from, id, now)?;
-        return Ok(FactOutcome::Historical(id));
+    fn insert(&mut self, f: &NewFact, confidence: f64, now: i64) -> Result<i64, postgres::Error> {
+        let row = self.query_one(
+            "INSERT INTO facts (project, subject, predicate, object, confidence, source, memory_id, valid_from, created_at, job_id)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+            &[
+                &f.project,
+                &f.subject,
+                &f.predicate,
+                &f.object,
+                &confidence,
+                &f.source,
+                &f.memory_id,
+                &f.valid_from,
+                &now,
+                &f.job_id,
+            ],
+        )?;
+        Ok(row.get(0))
     }
 
-    let current = other.into_iter().filter(|k| k.valid_to.is_none());
-    let (tied, earlier): (Vec<&Known>, Vec<&Known>) =
-        current.partition(|k| k.valid_from == f.valid_from);
-    let penalty = TIE_PENALTY * tied.len() as f64;
-    let id = insert(tx, f, shifted(f.confidence, -penalty), now)?;
-    let closed: Vec<i64> = earlier.iter().map(|k| k.id).collect();
-    close(tx, &closed, f.valid_from, id, now)?;
-    trim(tx, &overlapped, f.valid_from, id, now)?;
-    let mut reviews = Vec::with_capacity(tied.len());
-    if !tied.is_empty() {
-        let lower = tx.prepare("UPDATE facts SET confidence = $2 WHERE id = $1")?;
-        let open = tx.prepare(
+    fn close(&mut self, ids: &[i64], at: i64, by: i64, now: i64) -> Result<(), postgres::Error> {
+        close(self, ids, at, by, now)
+    }
+
+    fn trim(&mut self, ids: &[i64], at: i64, by: i64, now: i64) -> Result<(), postgres::Error> {
+        if !ids.is_empty() {
+            self.execute(
+                "UPDATE facts SET valid_to = $2, superseded_by = $3, superseded_at = coalesce(superseded_at, $4)
+                 WHERE id = ANY($1)",
+                &[&ids, &at, &by, &now],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn lower(&mut self, id: i64, confidence: f64) -> Result<(), postgres::Error> {
+        self.execute(
+            "UPDATE facts SET confidence = $2 WHERE id = $1",
+            &[&id, &confidence],
+        )?;
+        Ok(())
+    }
+
+    fn open_review(
+        &mut self,
+        project: &str,
+        a: i64,
+        b: i64,
+        now: i64,
+    ) -> Result<i64, postgres::Error> {
+        let review = self.query_one(
             "INSERT INTO fact_reviews (project, fact_a, fact_b, created_at) VALUES ($1, $2, $3, $4)
              RETURNING id",
+            &[&project, &a, &b, &now],
         )?;
-        for old in &tied {
-            tx.execute(&lower, &[&old.id, &shifted(old.confidence, -TIE_PENALTY)])?;
-            let review: i64 = tx
-                .query_one(&open, &[&f.project, &old.id, &id, &now])?
-                .get(0);
-            reviews.push(review);
-        }
+        Ok(review.get(0))
     }
-    Ok(match reviews.first() {
-        Some(&review) => FactOutcome::Tied { id, review },
-        None if !closed.is_empty() => FactOutcome::Superseded { id, closed },
-        None => FactOutcome::New(id),
-    })
-}
-
-/// The stored facts, not dismissed, with `f`'s project, subject and predicate (case-blind, as
-/// `fact_history` reads them), oldest first.
-fn same_key(tx: &mut Transaction<'_>, f: &NewFact) -> Result<Vec<Known>, postgres::Error> {
-    let rows = tx.query(
-        "SELECT id, object, valid_from, valid_to, confidence FROM facts
-         WHERE lower(subject) = lower($2) AND project = $1 AND lower(predicate) = lower($3)
-           AND NOT dismissed
-         ORDER BY valid_from, id",
-        &[&f.project, &f.subject, &f.predicate],
-    )?;
-    Ok(rows
-        .iter()
-        .map(|r| Known {
-            id: r.get(0),
-            object: r.get(1),
-            valid_from: r.get(2),
-            valid_to: r.get(3),
-            confidence: r.get(4),
-        })
-        .collect())
-}
-
-fn insert(
-    tx: &mut Transaction<'_>,
-    f: &NewFact,
-    confidence: f64,
-    now: i64,
-) -> Result<i64, postgres::Error> {
-    let row = tx.query_one(
-        "INSERT INTO facts (project, subject, predicate, object, confidence, source, memory_id, valid_from, created_at, job_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
-        &[
-            &f.project,
-            &f.subject,
-            &f.predicate,
-            &f.object,
-            &confidence,
-            &f.source,
-            &f.memory_id,
-            &f.valid_from,
-            &now,
-            &f.job_id,
-        ],
-    )?;
-    Ok(row.get(0))
 }
 
 /// Close facts `ids` at `at` in the world, replaced by `by`; they stay as history.
@@ -242,25 +181,6 @@ fn close(
         tx.execute(
             "UPDATE facts SET valid_to = $2, superseded_at = $3, superseded_by = $4 WHERE id = ANY($1)",
             &[&ids, &at, &now, &by],
-        )?;
-    }
-    Ok(())
-}
-
-/// End the closed facts `ids` at `at`, replaced by `by`; their `superseded_at` keeps the first
-/// time the store replaced them.
-fn trim(
-    tx: &mut Transaction<'_>,
-    ids: &[i64],
-    at: i64,
-    by: i64,
-    now: i64,
-) -> Result<(), postgres::Error> {
-    if !ids.is_empty() {
-        tx.execute(
-            "UPDATE facts SET valid_to = $2, superseded_by = $3, superseded_at = coalesce(superseded_at, $4)
-             WHERE id = ANY($1)",
-            &[&ids, &at, &by, &now],
         )?;
     }
     Ok(())
@@ -649,6 +569,119 @@ pub(super) mod parity {
     const RULES: &str = "SELECT id, when_text, then_text, scope_tier, scope_name, source, enabled, recheck, \
          evidence, created_at, confirmed_at FROM rules ORDER BY id";
 
+    /// (id, project, subject, predicate, object, confidence, source, memory_id, valid_from,
+    /// valid_to, superseded_by, dismissed, created_at, superseded_at, job_id), as [`FACTS`]
+    /// reads them.
+    type FactColumns = (
+        i64,
+        String,
+        String,
+        String,
+        String,
+        f64,
+        String,
+        Option<i64>,
+        i64,
+        Option<i64>,
+        Option<i64>,
+        bool,
+        i64,
+        Option<i64>,
+        Option<i64>,
+    );
+
+    impl From<FactColumns> for FactRow {
+        fn from(c: FactColumns) -> FactRow {
+            FactRow {
+                id: c.0,
+                project: c.1,
+                subject: c.2,
+                predicate: c.3,
+                object: c.4,
+                confidence: c.5,
+                source: c.6,
+                memory_id: c.7,
+                valid_from: c.8,
+                valid_to: c.9,
+                superseded_by: c.10,
+                dismissed: c.11,
+                created_at: c.12,
+                superseded_at: c.13,
+                job_id: c.14,
+            }
+        }
+    }
+
+    /// A row read back as the tuple of its columns, in order, from either engine's driver.
+    trait Columns: Sized {
+        fn sqlite(r: &rusqlite::Row<'_>) -> rusqlite::Result<Self>;
+        fn pg(r: &postgres::Row) -> Self;
+    }
+
+    /// [`Columns`] for a tuple whose element `$t` is column `$i`.
+    macro_rules! columns {
+        ($($t:ident $i:tt),+) => {
+            impl<$($t),+> Columns for ($($t,)+)
+            where
+                $($t: rusqlite::types::FromSql + for<'a> postgres::types::FromSql<'a>),+
+            {
+                fn sqlite(r: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+                    Ok(($(r.get($i)?,)+))
+                }
+
+                fn pg(r: &postgres::Row) -> Self {
+                    ($(r.get($i),)+)
+                }
+            }
+        };
+    }
+
+    columns!(A 0, B 1, C 2, D 3, E 4);
+    columns!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+    columns!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+    columns!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+    columns!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+    columns!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+
+    /// Every row of a statement, as one engine reads it.
+    trait ReadBack {
+        fn rows<T: Columns>(&self, sql: &str) -> Vec<T>;
+    }
+
+    impl ReadBack for Store {
+        fn rows<T: Columns>(&self, sql: &str) -> Vec<T> {
+            let mut stmt = self.conn().prepare(sql).unwrap();
+            stmt.query_map([], |r| T::sqlite(r))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        }
+    }
+
+    impl ReadBack for super::PgStore {
+        fn rows<T: Columns>(&self, sql: &str) -> Vec<T> {
+            self.with(|c| Ok(c.query(sql, &[])?.iter().map(T::pg).collect()))
+                .unwrap()
+        }
+    }
+
+    /// Every table, read the same way from either engine.
+    fn tables(s: &impl ReadBack) -> Tables {
+        Tables {
+            facts: s
+                .rows::<FactColumns>(FACTS)
+                .into_iter()
+                .map(FactRow::from)
+                .collect(),
+            reviews: s.rows(REVIEWS),
+            audit: s.rows(AUDIT),
+            memories: s.rows(MEMORIES),
+            episodes: s.rows(EPISODES),
+            lists: s.rows(LISTS),
+            rules: s.rows(RULES),
+        }
+    }
+
     /// An engine under test.
     pub(crate) trait Engine: Facts + Rules + Lists {
         /// Store a memory as the memories part would; its id.
@@ -740,96 +773,7 @@ pub(super) mod parity {
         }
 
         fn tables(&self) -> Tables {
-            fn all<T>(
-                s: &Store,
-                sql: &str,
-                row: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-            ) -> Vec<T> {
-                let mut stmt = s.conn().prepare(sql).unwrap();
-                stmt.query_map([], row)
-                    .unwrap()
-                    .collect::<Result<_, _>>()
-                    .unwrap()
-            }
-            Tables {
-                facts: all(self, FACTS, |r| {
-                    Ok(FactRow {
-                        id: r.get(0)?,
-                        project: r.get(1)?,
-                        subject: r.get(2)?,
-                        predicate: r.get(3)?,
-                        object: r.get(4)?,
-                        confidence: r.get(5)?,
-                        source: r.get(6)?,
-                        memory_id: r.get(7)?,
-                        valid_from: r.get(8)?,
-                        valid_to: r.get(9)?,
-                        superseded_by: r.get(10)?,
-                        dismissed: r.get(11)?,
-                        created_at: r.get(12)?,
-                        superseded_at: r.get(13)?,
-                        job_id: r.get(14)?,
-                    })
-                }),
-                reviews: all(self, REVIEWS, |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                        r.get(6)?,
-                        r.get(7)?,
-                    ))
-                }),
-                audit: all(self, AUDIT, |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                        r.get(6)?,
-                    ))
-                }),
-                memories: all(self, MEMORIES, |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                        r.get(6)?,
-                        r.get(7)?,
-                        r.get(8)?,
-                        r.get(9)?,
-                    ))
-                }),
-                episodes: all(self, EPISODES, |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-                }),
-                lists: all(self, LISTS, |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-                }),
-                rules: all(self, RULES, |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                        r.get(6)?,
-                        r.get(7)?,
-                        r.get(8)?,
-                        r.get(9)?,
-                        r.get(10)?,
-                    ))
-                }),
-            }
+            tables(self)
         }
     }
 
@@ -867,104 +811,7 @@ pub(super) mod parity {
         }
 
         fn tables(&self) -> Tables {
-            self.with(|c| {
-                let mut all = |sql: &str| c.query(sql, &[]);
-                Ok(Tables {
-                    facts: all(FACTS)?
-                        .iter()
-                        .map(|r| FactRow {
-                            id: r.get(0),
-                            project: r.get(1),
-                            subject: r.get(2),
-                            predicate: r.get(3),
-                            object: r.get(4),
-                            confidence: r.get(5),
-                            source: r.get(6),
-                            memory_id: r.get(7),
-                            valid_from: r.get(8),
-                            valid_to: r.get(9),
-                            superseded_by: r.get(10),
-                            dismissed: r.get(11),
-                            created_at: r.get(12),
-                            superseded_at: r.get(13),
-                            job_id: r.get(14),
-                        })
-                        .collect(),
-                    reviews: all(REVIEWS)?
-                        .iter()
-                        .map(|r| {
-                            (
-                                r.get(0),
-                                r.get(1),
-                                r.get(2),
-                                r.get(3),
-                                r.get(4),
-                                r.get(5),
-                                r.get(6),
-                                r.get(7),
-                            )
-                        })
-                        .collect(),
-                    audit: all(AUDIT)?
-                        .iter()
-                        .map(|r| {
-                            (
-                                r.get(0),
-                                r.get(1),
-                                r.get(2),
-                                r.get(3),
-                                r.get(4),
-                                r.get(5),
-                                r.get(6),
-                            )
-                        })
-                        .collect(),
-                    memories: all(MEMORIES)?
-                        .iter()
-                        .map(|r| {
-                            (
-                                r.get(0),
-                                r.get(1),
-                                r.get(2),
-                                r.get(3),
-                                r.get(4),
-                                r.get(5),
-                                r.get(6),
-                                r.get(7),
-                                r.get(8),
-                                r.get(9),
-                            )
-                        })
-                        .collect(),
-                    episodes: all(EPISODES)?
-                        .iter()
-                        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
-                        .collect(),
-                    lists: all(LISTS)?
-                        .iter()
-                        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
-                        .collect(),
-                    rules: all(RULES)?
-                        .iter()
-                        .map(|r| {
-                            (
-                                r.get(0),
-                                r.get(1),
-                                r.get(2),
-                                r.get(3),
-                                r.get(4),
-                                r.get(5),
-                                r.get(6),
-                                r.get(7),
-                                r.get(8),
-                                r.get(9),
-                                r.get(10),
-                            )
-                        })
-                        .collect(),
-                })
-            })
-            .unwrap()
+            tables(self)
         }
     }
 }
@@ -1054,34 +901,6 @@ mod tests {
         });
         assert!(gone.is_err());
         assert_eq!(pg.tables().facts.len(), 2);
-    }
-
-    #[test]
-    #[ignore = "needs PostgreSQL: scripts/test starts one"]
-    fn the_contract_case_a_fact_stored_twice_is_a_duplicate() {
-        // The body of `contract::tests::a_fact_stored_twice_is_a_duplicate`, through the trait.
-        let mut pg = super::super::testing::fresh();
-        let s: &mut dyn Facts = &mut pg;
-        let fact = redacted(NewFact {
-            project: "shop".into(),
-            subject: "billing".into(),
-            predicate: "uses".into(),
-            object: "postgres".into(),
-            confidence: 0.9,
-            source: "rules".into(),
-            memory_id: None,
-            valid_from: 1,
-            job_id: None,
-        });
-        let first = s.insert_fact(&fact, 1).unwrap();
-        assert!(matches!(first, FactOutcome::New(_)), "{first:?}");
-        assert_eq!(
-            s.insert_fact(&fact, 2).unwrap(),
-            FactOutcome::Duplicate(first.id())
-        );
-        let trusted = s.trusted_facts("shop", 10).unwrap();
-        assert_eq!(trusted.len(), 1);
-        assert_eq!(trusted[0].object, "postgres");
     }
 
     #[test]

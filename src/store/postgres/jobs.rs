@@ -1078,31 +1078,6 @@ mod tests {
         assert!(!kept.contains("ghp_1234567890"), "{kept}");
     }
 
-    /// The contract case `a_job_whose_lease_was_lost_writes_nothing`, on PostgreSQL.
-    #[test]
-    #[ignore = "needs PostgreSQL: scripts/test starts one"]
-    fn a_job_whose_lease_was_lost_writes_nothing() {
-        const LEASE: i64 = 1000;
-        let mut s = testing::fresh();
-        insert_row(&s, &note(1, None, "billing stores invoices", 1));
-        assert!(s.queue_project_job("shop", 0).unwrap());
-        let first = s.claim_job("w1", 0, LEASE, 5).unwrap().unwrap();
-        let second = s.claim_job("w2", LEASE, LEASE, 5).unwrap().unwrap();
-        let mut mark = |w: &mut dyn JobWrites| {
-            w.mark_extracted(&[1], first.id, LEASE + 1)?;
-            Ok("{}".to_owned())
-        };
-        assert!(!s.finish_job(&first, LEASE + 1, &mut mark).unwrap());
-        assert_eq!(
-            s.compression_sources("shop", None).unwrap().len(),
-            1,
-            "the lost job marked nothing read"
-        );
-        assert!(s.finish_job(&second, LEASE + 2, &mut mark).unwrap());
-        assert!(s.compression_sources("shop", None).unwrap().is_empty());
-        assert_eq!(s.job_counts().unwrap().done, 1);
-    }
-
     #[test]
     #[ignore = "needs PostgreSQL: scripts/test starts one"]
     fn a_job_whose_writes_fail_leaves_nothing_written_and_stays_claimed() {

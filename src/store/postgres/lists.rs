@@ -189,49 +189,6 @@ mod tests {
 
     #[test]
     #[ignore = "needs PostgreSQL: scripts/test starts one"]
-    fn the_contract_case_a_list_reads_back_what_was_written() {
-        // The body of `contract::tests::a_list_reads_back_what_was_written`.
-        let mut pg = super::super::testing::fresh();
-        let s: &mut dyn Lists = &mut pg;
-        s.write_list(
-            &list("shop", "todo", serde_json::json!(["ship it"])),
-            "cli",
-            1,
-        )
-        .unwrap();
-        let read = s.read_list("shop", "todo").unwrap().unwrap();
-        let items: serde_json::Value = serde_json::from_str(&read).unwrap();
-        assert_eq!(items, serde_json::json!(["ship it"]));
-        assert_eq!(s.read_list("shop", "none").unwrap(), None);
-    }
-
-    #[test]
-    #[ignore = "needs PostgreSQL: scripts/test starts one"]
-    fn the_contract_case_a_dismissed_memory_keeps_its_project() {
-        // What `contract::tests::a_dismissed_memory_is_no_search_candidate` asks of this part.
-        same_on_both(|s| {
-            let id = s.seed_memory(
-                "shop",
-                Kind::Note,
-                "deploys",
-                "go through staging",
-                false,
-                1,
-            );
-            let why = entry(Some("wrong"));
-            assert!(
-                s.set_dismissed(ItemType::Memory, id, true, &why, 2)
-                    .unwrap()
-            );
-            assert_eq!(
-                s.item_project(ItemType::Memory, id).unwrap().as_deref(),
-                Some("shop")
-            );
-        });
-    }
-
-    #[test]
-    #[ignore = "needs PostgreSQL: scripts/test starts one"]
     fn a_list_written_twice_keeps_one_memory_rewritten_in_place() {
         same_on_both(|s| {
             let first = s

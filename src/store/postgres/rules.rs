@@ -131,34 +131,6 @@ mod tests {
         Redacted::new(r, &Redactor::builtin())
     }
 
-    #[test]
-    #[ignore = "needs PostgreSQL: scripts/test starts one"]
-    fn the_contract_case_a_rule_added_twice_is_known_and_can_be_disabled() {
-        // The body of `contract::tests::a_rule_added_twice_is_known_and_can_be_disabled`.
-        let mut pg = super::super::testing::fresh();
-        let s: &mut dyn Rules = &mut pg;
-        let rule = Redacted::new(
-            NewRule {
-                when: "deploying".into(),
-                then: "go through staging".into(),
-                scope_tier: "project".into(),
-                scope_name: "shop".into(),
-                source: "cli".into(),
-                evidence: serde_json::json!({}),
-            },
-            &Redactor::builtin(),
-        );
-        let (id, new) = s.add_rule(&rule, 1).unwrap();
-        let (again, new_again) = s.add_rule(&rule, 2).unwrap();
-        assert!(new && !new_again);
-        assert_eq!(id, again);
-        assert_eq!(s.enabled_rules(Some("shop")).unwrap().len(), 1);
-        assert!(s.enabled_rules(Some("other")).unwrap().is_empty());
-        assert!(s.set_rule_enabled(&id, false).unwrap());
-        assert!(s.enabled_rules(Some("shop")).unwrap().is_empty());
-        assert_eq!(s.all_rules(Some("shop")).unwrap().len(), 1);
-    }
-
     /// Rules of every scope, one added twice, one confirmed, one disabled: what each read says.
     fn rules_of_every_scope(s: &mut dyn Engine) -> String {
         let everywhere = s
