@@ -21,6 +21,7 @@
 mod facts;
 mod jobs;
 mod lists;
+mod memo;
 mod memories;
 pub mod migrate;
 mod rows;
@@ -42,6 +43,8 @@ use std::path::PathBuf;
 /// One connection to the hub's PostgreSQL database.
 pub struct PgStore {
     client: RefCell<Client>,
+    /// What the connection keeps between queries (see `memo.rs`).
+    memo: RefCell<memo::Memo>,
     /// The URL without its password: what errors name.
     name: PathBuf,
 }
@@ -84,6 +87,7 @@ impl PgStore {
         .map_err(|e| pg_error(&name, e))?;
         Ok(PgStore {
             client: RefCell::new(client),
+            memo: RefCell::default(),
             name,
         })
     }
@@ -101,6 +105,27 @@ impl PgStore {
     ) -> Result<T, StoreError> {
         let mut client = self.client.borrow_mut();
         f(&mut client).map_err(|e| pg_error(&self.name, e))
+    }
+
+    /// `sql`'s rows for `params`, through a statement prepared once per connection: a search
+    /// runs the same few statements each time, and preparing is a round trip of its own.
+    pub(in crate::store) fn query_prepared(
+        &self,
+        sql: &str,
+        params: &[&(dyn postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<postgres::Row>, StoreError> {
+        self.with(|c| {
+            let cached = self.memo.borrow().statement(sql);
+            let stmt = match cached {
+                Some(stmt) => stmt,
+                None => {
+                    let stmt = c.prepare(sql)?;
+                    self.memo.borrow_mut().keep_statement(sql, stmt.clone());
+                    stmt
+                }
+            };
+            c.query(&stmt, params)
+        })
     }
 
     /// Run `f` in one transaction, committed when it returns `Ok`.

@@ -479,6 +479,31 @@ pub(super) const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (source, part)
     );
     "#,
+    // v2: every statement that changes the memories' words leaves a row in `memory_totals`,
+    // numbered, so that the number and count of its rows say whether any term's statistics
+    // can have changed (the connection's memo of term samples, `memo.rs`). An edit that kept
+    // the length added no row before.
+    r#"
+    ALTER TABLE memory_totals ADD COLUMN id BIGINT GENERATED ALWAYS AS IDENTITY;
+    CREATE OR REPLACE FUNCTION memory_totals_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO memory_totals (rows, tokens)
+                SELECT count(*), sum(tokens) FROM new_rows HAVING count(*) > 0;
+        ELSIF TG_OP = 'DELETE' THEN
+            INSERT INTO memory_totals (rows, tokens)
+                SELECT -count(*), -sum(tokens) FROM old_rows HAVING count(*) > 0;
+        ELSE
+            INSERT INTO memory_totals (rows, tokens)
+                SELECT 0, d FROM (SELECT (SELECT coalesce(sum(tokens), 0) FROM new_rows)
+                                       - (SELECT coalesce(sum(tokens), 0) FROM old_rows) AS d) AS s
+                WHERE d <> 0 OR EXISTS (
+                    SELECT 1 FROM new_rows n JOIN old_rows o ON o.id = n.id
+                    WHERE n.title <> o.title OR n.text <> o.text);
+        END IF;
+        RETURN NULL;
+    END $$;
+    "#,
 ];
 
 /// The schema version this binary writes.

@@ -228,23 +228,62 @@ struct PgCandidateRows<'s> {
 }
 
 impl CandidateReader for PgCandidateRows<'_> {
+    /// From the walk that found the row when it did (see `each_match_counted`), else read.
     fn get(&mut self, id: i64) -> Result<Option<CandidateRow>, StoreError> {
+        if let Some(row) = self.store.memo.borrow().row(id) {
+            return Ok(Some(row));
+        }
         let row = self.store.with(|c| c.query_opt(&self.stmt, &[&id]))?;
-        Ok(row.map(|r| CandidateRow {
-            created_at: r.get(0),
-            pinned: r.get(1),
-            mtype: r.get::<_, &str>(2).parse().unwrap_or(MemoryType::Note),
-            kind: r.get::<_, &str>(3).parse().unwrap_or(Kind::Note),
-            dismissed: r.get(4),
-            project: r.get(5),
-        }))
+        Ok(row.map(|r| candidate(&r, 0)))
+    }
+}
+
+/// The candidate row in `r`'s columns from `at`: created_at, pinned, type, kind, dismissed and
+/// project.
+fn candidate(r: &postgres::Row, at: usize) -> CandidateRow {
+    CandidateRow {
+        created_at: r.get(at),
+        pinned: r.get(at + 1),
+        mtype: r.get::<_, &str>(at + 2).parse().unwrap_or(MemoryType::Note),
+        kind: r.get::<_, &str>(at + 3).parse().unwrap_or(Kind::Note),
+        dismissed: r.get(at + 4),
+        project: r.get(at + 5),
     }
 }
 
 impl PgStore {
     fn search_memories(&self, sql: &str, args: &Args) -> Result<Vec<Memory>, StoreError> {
-        self.with(|c| c.query(sql, &args.refs()))
+        self.query_prepared(sql, &args.refs())
             .map(|rows| rows.iter().map(memory).collect())
+    }
+
+    /// Each term's own tsvector, as the configuration reads it (for [`Phrases`]); kept, since
+    /// the configuration does not change under a running hub.
+    fn term_vectors(&self, terms: &[String]) -> Result<Vec<Lexemes>, StoreError> {
+        let missing: Vec<String> = {
+            let memo = self.memo.borrow();
+            terms
+                .iter()
+                .filter(|t| memo.term_vector(t).is_none())
+                .cloned()
+                .collect()
+        };
+        if !missing.is_empty() {
+            let rows = self.query_prepared(
+                "SELECT to_tsvector('aletheia', aletheia_words(t))
+                 FROM unnest($1::text[]) WITH ORDINALITY AS u(t, i) ORDER BY i",
+                &[&missing],
+            )?;
+            let mut memo = self.memo.borrow_mut();
+            for (term, r) in missing.iter().zip(&rows) {
+                memo.keep_term_vector(term, r.get::<_, Lexemes>(0).0);
+            }
+        }
+        let memo = self.memo.borrow();
+        Ok(terms
+            .iter()
+            .map(|t| Lexemes(memo.term_vector(t).unwrap_or_default()))
+            .collect())
     }
 
     /// The memories' count and total length, folding `memory_totals` when it has grown.
@@ -348,45 +387,53 @@ impl SearchIndex for PgStore {
     /// ids (from its oldest id to this one), so the row count it is set against must be in ids
     /// too. Inserts do not draw ids for duplicates (see `memories.rs`), so ids stay near dense.
     fn indexed_rows(&self) -> Result<u64, StoreError> {
-        self.with(|c| c.query_one("SELECT coalesce(max(id), 0) FROM memories", &[]))
-            .map(|r| count(r.get(0)))
+        self.query_prepared("SELECT coalesce(max(id), 0) FROM memories", &[])
+            .map(|rows| count(rows[0].get(0)))
     }
 
+    /// Kept in the connection's memo while no memory's words change (see `memo.rs`): a hub
+    /// answering many searches between writes samples each term once, as SQLite's does.
     fn term_sample(&self, term: &str, sample: u64) -> Result<TermSample, StoreError> {
-        let sample = i64::try_from(sample).unwrap_or(i64::MAX);
-        let r = self.with(|c| {
-            c.query_one(
-                "SELECT count(*), coalesce(min(id), 0) FROM (
-                     SELECT id FROM memories WHERE search @@ aletheia_phrase($1::text)
-                     ORDER BY id DESC LIMIT $2) AS newest",
-                &[&term, &sample],
-            )
-        })?;
-        Ok(TermSample {
-            hits: count(r.get(0)),
-            oldest: count(r.get(1)),
-        })
+        let words = self.query_prepared(
+            "SELECT count(*), coalesce(max(id), 0) FROM memory_totals",
+            &[],
+        )?;
+        let words = (words[0].get(0), words[0].get(1));
+        if let Some(kept) = self.memo.borrow_mut().sample(words, term, sample) {
+            return Ok(kept);
+        }
+        let size = i64::try_from(sample).unwrap_or(i64::MAX);
+        let rows = self.query_prepared(
+            "SELECT count(*), coalesce(min(id), 0) FROM (
+                 SELECT id FROM memories WHERE search @@ aletheia_phrase($1::text)
+                 ORDER BY id DESC LIMIT $2) AS newest",
+            &[&term, &size],
+        )?;
+        let taken = TermSample {
+            hits: count(rows[0].get(0)),
+            oldest: count(rows[0].get(1)),
+        };
+        self.memo.borrow_mut().keep_sample(term, sample, taken);
+        Ok(taken)
     }
 
     fn newest_in_scope(&self, project: Option<&str>) -> Result<i64, StoreError> {
-        let r = self.with(|c| match project {
-            Some(p) => c.query_one(
+        let rows = match project {
+            Some(p) => self.query_prepared(
                 "SELECT max(created_at) FROM memories WHERE project = $1",
                 &[&p],
             ),
-            None => c.query_one("SELECT max(created_at) FROM memories", &[]),
-        })?;
-        Ok(r.get::<_, Option<i64>>(0).unwrap_or(0))
+            None => self.query_prepared("SELECT max(created_at) FROM memories", &[]),
+        }?;
+        Ok(rows[0].get::<_, Option<i64>>(0).unwrap_or(0))
     }
 
     fn pinned_ids(&self, project: Option<&str>) -> Result<HashSet<i64>, StoreError> {
-        self.with(|c| {
-            c.query(
-                "SELECT id FROM memories WHERE pinned AND NOT dismissed
-                 AND ($1::text IS NULL OR project = $1)",
-                &[&project],
-            )
-        })
+        self.query_prepared(
+            "SELECT id FROM memories WHERE pinned AND NOT dismissed
+             AND ($1::text IS NULL OR project = $1)",
+            &[&project],
+        )
         .map(|rows| rows.iter().map(|r| r.get(0)).collect())
     }
 
@@ -400,18 +447,7 @@ impl SearchIndex for PgStore {
         if terms.is_empty() {
             return Ok(());
         }
-        let phrases = Phrases::new(
-            self.with(|c| {
-                c.query(
-                    "SELECT to_tsvector('aletheia', aletheia_words(t))
-                     FROM unnest($1::text[]) WITH ORDINALITY AS u(t, i) ORDER BY i",
-                    &[&terms],
-                )
-            })?
-            .iter()
-            .map(|r| r.get(0))
-            .collect(),
-        );
+        let phrases = Phrases::new(self.term_vectors(terms)?);
         let (index_rows, index_tokens) = self.index_totals()?;
         let mut args = Args::default();
         let lexemes = args.push(phrases.lexemes.clone());
@@ -420,14 +456,23 @@ impl SearchIndex for PgStore {
         if let Some(ids) = only {
             conds += &format!(" AND m.id = ANY({})", args.push(ids));
         }
+        // Each row's candidate columns too, so that the ranking reads no row again (see
+        // `PgCandidateRows`).
         let sql = format!(
             "SELECT m.id, m.tokens,
                     ts_filter(setweight(ts_filter(m.search, '{{a}}'), 'b', {lexemes}), '{{b}}'),
-                    ts_filter(setweight(ts_filter(m.search, '{{d}}'), 'b', {lexemes}), '{{b}}')
+                    ts_filter(setweight(ts_filter(m.search, '{{d}}'), 'b', {lexemes}), '{{b}}'),
+                    m.created_at, m.pinned, m.type, m.kind, m.dismissed, m.project
              FROM memories m WHERE m.search @@ {tsquery} {conds}"
         );
         // Read whole before `each` runs, so that it may use the store.
-        let rows = self.with(|c| c.query(&sql, &args.refs()))?;
+        let rows = self.query_prepared(&sql, &args.refs())?;
+        {
+            let mut memo = self.memo.borrow_mut();
+            for r in &rows {
+                memo.keep_row(r.get(0), candidate(r, 4));
+            }
+        }
         let project_phrase = candidates.project.is_some_and(project_has_words);
         let mut counted: Vec<(i64, TermCounts)> = Vec::with_capacity(rows.len());
         for r in &rows {
@@ -475,6 +520,7 @@ impl SearchIndex for PgStore {
     }
 
     fn candidate_rows(&self) -> Result<Box<dyn CandidateReader + '_>, StoreError> {
+        self.memo.borrow_mut().forget_rows();
         let stmt = self.with(|c| {
             c.prepare(
                 "SELECT created_at, pinned, type, kind, dismissed, project FROM memories
