@@ -4,9 +4,10 @@
 //! A pushed change whose base is what the hub holds (or that follows the hub's copy from the
 //! same machine) replaces it. Any other is concurrent: the later revision wins, the winner
 //! keeps the loser's tombstones (a dismissal, a disabled rule), and the loser is kept in
-//! `sync_conflicts`. The pusher is answered with the hub's version of every item it did not
+//! `sync_conflicts` ([`super::hub_rules`] decides, for the PostgreSQL hub too). The pusher is answered with the hub's version of every item it did not
 //! take as sent, so both sides end with the same content.
 
+use super::hub_rules;
 use super::items::{self, Written};
 use super::machine::{held, stamp, store_at};
 use super::{advance_meta, clock, machine_id, meta, meta_int, save_clock};
@@ -15,9 +16,6 @@ use crate::store::{Store, StoreError};
 use crate::sync::hlc;
 use crate::sync::item::{Batch, Change, Item};
 use rusqlite::{Transaction, params};
-
-/// The most item text one pull answers with (the client reads up to 64 MiB).
-const MAX_PULL_BYTES: usize = 8 * 1024 * 1024;
 
 /// The next number in the hub's sequence.
 pub(super) fn next_seq(tx: &Transaction<'_>) -> rusqlite::Result<i64> {
@@ -63,18 +61,18 @@ fn allowed_item(
     item: &Item,
     allowed: &dyn Fn(&str) -> bool,
 ) -> rusqlite::Result<bool> {
-    Ok(match item {
-        Item::Episode(e) => {
-            let project: Option<String> = rusqlite::OptionalExtension::optional(
-                tx.prepare_cached("SELECT project FROM memories WHERE uid = ?1")?
-                    .query_row([&e.memory_uid], |r| r.get(0)),
-            )?;
-            project.is_some_and(|p| allowed(&p))
-        }
-        // A rule for everywhere reaches every project.
-        Item::Rule(r) if r.scope_tier != "project" => allowed("\u{0}every project"),
-        _ => item.projects().iter().all(|p| allowed(p)),
-    })
+    let memory_project: Option<String> = match item {
+        Item::Episode(e) => rusqlite::OptionalExtension::optional(
+            tx.prepare_cached("SELECT project FROM memories WHERE uid = ?1")?
+                .query_row([&e.memory_uid], |r| r.get(0)),
+        )?,
+        _ => None,
+    };
+    Ok(hub_rules::allowed_item(
+        item,
+        memory_project.as_deref(),
+        allowed,
+    ))
 }
 
 /// The hub's current version of an item, as it travels.
@@ -141,72 +139,25 @@ pub struct Pusher<'a> {
     pub now: i64,
 }
 
-/// The most an item may weigh on the wire: a memory's text is capped far below this where it
-/// is written, so only a hand-made push comes near it.
-const MAX_ITEM_BYTES: usize = 1024 * 1024;
-
-/// The losing versions kept per item; older ones go.
-const CONFLICTS_KEPT: i64 = 10;
-
-/// Why a whole push is refused, before anything in it is written.
+/// Why a whole push is refused, before anything in it is written
+/// ([`hub_rules::refuse_push`]); a machine pushing for the first time is tied to `token`.
 fn refuse_push(
     tx: &Transaction<'_>,
     batch: &Batch,
     token: i64,
     now: i64,
 ) -> rusqlite::Result<Option<String>> {
-    let machine = batch.machine.as_str();
-    if !hlc::is_machine_id(machine) {
-        return Ok(Some(
-            "a push must name its machine (1 to 64 lowercase letters and digits)".to_owned(),
-        ));
-    }
-    let bound: Option<i64> = rusqlite::OptionalExtension::optional(
-        tx.prepare_cached("SELECT token FROM sync_machines WHERE machine = ?1")?
-            .query_row([machine], |r| r.get(0)),
-    )?;
-    match bound {
-        Some(t) if t != token => {
-            return Ok(Some(format!(
-                "machine {machine} syncs with another token: use that one, or give this store a new machine id"
-            )));
-        }
-        Some(_) => {}
-        None => {
+    hub_rules::refuse_push(batch, now, |machine| {
+        let bound: Option<i64> = rusqlite::OptionalExtension::optional(
+            tx.prepare_cached("SELECT token FROM sync_machines WHERE machine = ?1")?
+                .query_row([machine], |r| r.get(0)),
+        )?;
+        if bound.is_none() {
             tx.prepare_cached("INSERT INTO sync_machines (machine, token) VALUES (?1, ?2)")?
                 .execute(params![machine, token])?;
         }
-    }
-    for change in &batch.changes {
-        if change.origin != machine {
-            return Ok(Some(
-                "every change in a push must be the pushing machine's own".to_owned(),
-            ));
-        }
-        if let Err(why) = hlc::check(&change.rev, machine, now) {
-            return Ok(Some(why));
-        }
-        if change.base.as_deref().is_some_and(|b| !hlc::well_formed(b)) {
-            return Ok(Some("a change's base is not a revision".to_owned()));
-        }
-    }
-    Ok(None)
-}
-
-/// Whether `held` (what the hub has under an item's key) is the same item as `incoming` in
-/// the same place: a key reused from another project, or a rule id that two rules' contents
-/// share, must not reach the item already there.
-fn same_place(held: &Item, incoming: &Item) -> bool {
-    match (held, incoming) {
-        (Item::Memory(a), Item::Memory(b)) => a.project == b.project,
-        (Item::Fact(a), Item::Fact(b)) => a.project == b.project,
-        (Item::Rule(a), Item::Rule(b)) => {
-            (&a.when, &a.then, &a.scope_tier, &a.scope_name)
-                == (&b.when, &b.then, &b.scope_tier, &b.scope_name)
-        }
-        (Item::List(_), Item::List(_)) | (Item::Episode(_), Item::Episode(_)) => true,
-        _ => false,
-    }
+        Ok(bound.is_some_and(|t| t != token))
+    })
 }
 
 /// Keep a losing version, unless it is kept already, and only the newest few per item.
@@ -244,7 +195,7 @@ fn keep_conflict(
         "DELETE FROM sync_conflicts WHERE kind = ?1 AND key = ?2 AND id NOT IN
            (SELECT id FROM sync_conflicts WHERE kind = ?1 AND key = ?2 ORDER BY id DESC LIMIT ?3)",
     )?
-    .execute(params![kind, key, CONFLICTS_KEPT])?;
+    .execute(params![kind, key, hub_rules::CONFLICTS_KEPT])?;
     Ok(true)
 }
 
@@ -268,9 +219,7 @@ impl Store {
             let me = machine_id(tx)?;
             let mut c = clock(tx)?;
             for change in &batch.changes {
-                if serde_json::to_string(&change.item).map_or(usize::MAX, |s| s.len())
-                    > MAX_ITEM_BYTES
-                {
+                if hub_rules::too_big(&change.item) {
                     out.refused += 1;
                     continue;
                 }
@@ -284,7 +233,7 @@ impl Store {
                 let key = items::key_of(&item);
                 let held_item = items::read_local(tx, kind, &key)?;
                 if let Some(h) = &held_item
-                    && (!same_place(h, &item) || !allowed_item(tx, h, allowed)?)
+                    && (!hub_rules::same_place(h, &item) || !allowed_item(tx, h, allowed)?)
                 {
                     out.refused += 1;
                     continue;
@@ -294,56 +243,12 @@ impl Store {
                     item,
                     ..change.clone()
                 };
-                let held = held(tx, kind, &key)?.filter(|_| held_item.is_some());
-                let settled = match held {
-                    None => Some(incoming),
-                    Some((rev, _)) if rev == change.rev => {
-                        out.unchanged += 1;
-                        None
-                    }
-                    Some((rev, origin))
-                        if change.base.as_deref() == Some(rev.as_str())
-                            || (origin == change.origin && rev < change.rev) =>
-                    {
-                        Some(incoming)
-                    }
-                    // An older revision of the hub's copy from the same machine: a resent
-                    // batch that a later push has already passed.
-                    Some((_, origin)) if origin == change.origin => {
-                        out.unchanged += 1;
-                        None
-                    }
-                    Some((rev, origin)) => {
-                        let mine = Change {
-                            rev: rev.clone(),
-                            base: None,
-                            origin: origin.clone(),
-                            item: held_item.clone().unwrap_or_else(|| incoming.item.clone()),
-                        };
-                        let (winner, loser) = if change.rev > rev {
-                            (incoming, mine)
-                        } else {
-                            (mine, incoming)
-                        };
-                        if keep_conflict(tx, kind, &key, &winner, &loser, pusher.now)? {
-                            out.conflicts += 1;
-                        }
-                        let merged = winner.item.clone().with_tombstones_of(&loser.item);
-                        if merged != winner.item {
-                            let rev = c.tick(pusher.now, &me);
-                            Some(Change {
-                                rev,
-                                base: None,
-                                origin: me.clone(),
-                                item: merged,
-                            })
-                        } else if winner.rev == rev && winner.origin == origin {
-                            None
-                        } else {
-                            Some(winner)
-                        }
-                    }
-                };
+                let settled = hub_rules::settle(incoming, held(tx, kind, &key)?, held_item).apply(
+                    &mut out,
+                    &me,
+                    |winner, loser| keep_conflict(tx, kind, &key, winner, loser, pusher.now),
+                    || c.tick(pusher.now, &me),
+                )?;
                 if let Some(settled) = settled {
                     let taken_as_sent = settled.rev == change.rev;
                     match store_at(tx, &settled, Some(next_seq(tx)?))? {
@@ -390,7 +295,7 @@ impl Store {
             let mut next = after;
             let mut bytes = 0;
             for (kind, key, rev, origin, seq) in rows {
-                if bytes >= MAX_PULL_BYTES {
+                if bytes >= hub_rules::MAX_PULL_BYTES {
                     break;
                 }
                 next = seq;

@@ -28,21 +28,12 @@ pub(super) fn read(
     let Some(item) = read_local(tx, kind, key)? else {
         return Ok(None);
     };
-    let mut failed = None;
-    let item = item.map_projects(|project| match identity_of(tx, project, pin) {
-        Ok(identity) => {
-            names.insert(identity.clone(), project.to_owned());
-            identity
-        }
-        Err(e) => {
-            failed = Some(e);
-            project.to_owned()
-        }
-    });
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(Some(item)),
-    }
+    try_map_projects(item, |project| {
+        let identity = identity_of(tx, project, pin)?;
+        names.insert(identity.clone(), project.to_owned());
+        Ok(identity)
+    })
+    .map(Some)
 }
 
 /// The item of `kind` with this store's `key`, naming this store's projects.
@@ -177,12 +168,22 @@ pub(super) fn localise(
     names: &BTreeMap<String, String>,
     tie: bool,
 ) -> rusqlite::Result<Item> {
-    let mut failed = None;
-    let item = item.map_projects(|identity| {
+    try_map_projects(item, |identity| {
         let name = names.get(identity).map_or(identity, String::as_str);
-        project_for(tx, identity, name, tie).unwrap_or_else(|e| {
+        project_for(tx, identity, name, tie)
+    })
+}
+
+/// [`Item::map_projects`] with a mapping that can fail: the first failure, or the item.
+pub(in crate::store) fn try_map_projects<E>(
+    item: Item,
+    mut f: impl FnMut(&str) -> Result<String, E>,
+) -> Result<Item, E> {
+    let mut failed = None;
+    let item = item.map_projects(|project| {
+        f(project).unwrap_or_else(|e| {
             failed = Some(e);
-            identity.to_owned()
+            project.to_owned()
         })
     });
     match failed {
@@ -191,8 +192,8 @@ pub(super) fn localise(
     }
 }
 
-/// The key this store knows a local item by.
-pub(super) fn key_of(item: &Item) -> String {
+/// The key a store knows a local item by (a hub's, on either engine, too).
+pub(in crate::store) fn key_of(item: &Item) -> String {
     match item {
         Item::Memory(m) => m.uid.clone(),
         Item::Episode(e) => e.memory_uid.clone(),
@@ -209,9 +210,9 @@ pub(super) fn key_of(item: &Item) -> String {
     }
 }
 
-/// What writing an item came to.
+/// What writing an item came to, on either engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Written {
+pub(in crate::store) enum Written {
     Stored,
     /// It hangs on a memory this store does not hold (an episode, say): nothing written.
     Orphan,

@@ -164,8 +164,8 @@ pub(super) fn stamp(tx: &Transaction<'_>, hub: bool) -> rusqlite::Result<usize> 
 /// the memory it came from), so the side that applies them holds it already.
 pub(super) const RANK: &str = "CASE kind WHEN 'memory' THEN 0 WHEN 'episode' THEN 1 WHEN 'fact' THEN 2 WHEN 'rule' THEN 3 ELSE 4 END";
 
-/// [`RANK`] of one kind.
-fn rank(kind: &str) -> i64 {
+/// [`RANK`] of one kind (the PostgreSQL hub orders by it too).
+pub(in crate::store) fn rank(kind: &str) -> i64 {
     match kind {
         "memory" => 0,
         "episode" => 1,

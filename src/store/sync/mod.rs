@@ -12,13 +12,17 @@
 //!
 //! A machine ([`machine`]) stamps dirty items with revisions and pushes them; a hub
 //! ([`hub_side`]) takes pushes, settles concurrent versions, and serves what it gained by its
-//! own sequence number. Both write items through [`items`].
+//! own sequence number. Both write items through [`items`]. What a hub decides, apart from
+//! how it stores it, is in [`hub_rules`], which the PostgreSQL hub decides by too.
 
+pub(in crate::store) mod hub_rules;
 mod hub_side;
 mod items;
 mod machine;
 
 pub use hub_side::{Conflict, Pusher, Received};
+pub(in crate::store) use items::{Written, key_of, try_map_projects};
+pub(in crate::store) use machine::rank;
 pub use machine::{Applied, Outgoing};
 
 use super::{Store, StoreError};
