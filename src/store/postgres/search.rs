@@ -1011,6 +1011,38 @@ mod tests {
 
     #[test]
     #[ignore = "needs PostgreSQL: scripts/test starts one"]
+    fn a_kept_term_sample_is_taken_again_after_any_change_to_the_words() {
+        let url = testing::fresh_database();
+        let mut pg = PgStore::open(&url).unwrap();
+        assert_eq!(pg.import(&batch()).unwrap(), (CORPUS.len(), 0));
+        // Another hub process on the same database, and a connection that keeps nothing yet.
+        let other = PgStore::open(&url).unwrap();
+        let fresh = || PgStore::open(&url).unwrap();
+        let sample = |s: &dyn SearchIndex| s.term_sample("staging", 2000).unwrap();
+        let first = sample(&pg);
+        assert!(first.hits > 0, "the corpus holds the word");
+        assert_eq!(sample(&pg), first, "kept, and the same");
+        // Each change through the other connection, then the kept sample checked against one
+        // taken afresh: a rewrite of the same length (which leaves the totals as they were), a
+        // new memory, its deletion, and the rewrite undone.
+        for edit in [
+            "UPDATE memories SET text = replace(text, 'staging', 'stasing') WHERE id = 1",
+            "INSERT INTO memories (uid, project, kind, type, title, text, tool, files, created_at, content_hash)
+             VALUES ('new', 'shop', 'note', 'note', 't', 'staging again', 'cli', '[]', 9, 'h9')",
+            "DELETE FROM memories WHERE uid = 'new'",
+            "UPDATE memories SET text = replace(text, 'stasing', 'staging') WHERE id = 1",
+        ] {
+            let before = sample(&fresh());
+            other.with(|c| c.execute(edit, &[])).unwrap();
+            let after = sample(&fresh());
+            assert_ne!(before, after, "{edit} changes the word's sample");
+            assert_eq!(sample(&pg), after, "after {edit}");
+        }
+        assert_eq!(sample(&pg), first);
+    }
+
+    #[test]
+    #[ignore = "needs PostgreSQL: scripts/test starts one"]
     fn files_scopes_and_pins_answer_as_sqlite() {
         let (_dir, lite, pg) = both();
         let files = [
