@@ -75,6 +75,8 @@ def run(bin_, n_old=2000, n_new=20000, n_queries=300, seed=11):
     queries = [buried.question(old[i][0]) for i in asked]
     wanted_uids = [old_records[i]["uid"] for i in asked]
 
+    # The cluster is the temporary folder itself, which scripts/postgres hands to the `postgres`
+    # user when run as root: a folder inside it would sit behind one only root may enter.
     with tempfile.TemporaryDirectory(prefix="aletheia-hubrank-") as work, \
             tempfile.TemporaryDirectory(prefix="aletheia-pg-", dir="/tmp") as pg:
         env, _ = buried.build_store(bin_, work, "store", old_records + new_records)
@@ -87,7 +89,7 @@ def run(bin_, n_old=2000, n_new=20000, n_queries=300, seed=11):
         ids = dict(line.split("|") for line in listed.split())
         wanted = [int(ids[u]) for u in wanted_uids]
 
-        url_server = subprocess.run([os.path.join(ROOT, "scripts/postgres"), "start", os.path.join(pg, "c")],
+        url_server = subprocess.run([os.path.join(ROOT, "scripts/postgres"), "start", pg],
                                     capture_output=True, text=True, check=True).stdout.strip()
         try:
             subprocess.run(["psql", url_server, "-qc", "CREATE DATABASE hubrank"], check=True)
@@ -108,7 +110,7 @@ def run(bin_, n_old=2000, n_new=20000, n_queries=300, seed=11):
                     p.terminate()
                     p.wait(10)
         finally:
-            subprocess.run([os.path.join(ROOT, "scripts/postgres"), "stop", os.path.join(pg, "c")], check=False)
+            subprocess.run([os.path.join(ROOT, "scripts/postgres"), "stop", pg], check=False)
 
     a, b = out["sqlite"]["rankings"], out["postgres"]["rankings"]
     sa, sb = buried.scores(a, wanted), buried.scores(b, wanted)
