@@ -43,8 +43,9 @@ use std::path::PathBuf;
 /// One connection to the hub's PostgreSQL database.
 pub struct PgStore {
     client: RefCell<Client>,
-    /// What the connection keeps between queries (see `memo.rs`).
-    memo: RefCell<memo::Memo>,
+    /// What the connection keeps between queries (see `memo.rs`); boxed, as its maps would
+    /// otherwise make every value holding a store hundreds of bytes larger.
+    memo: RefCell<Box<memo::Memo>>,
     /// The URL without its password: what errors name.
     name: PathBuf,
 }

@@ -21,7 +21,10 @@ mod items;
 mod machine;
 
 pub use hub_side::{Conflict, Pusher, Received};
+// For the PostgreSQL hub, which writes items by the same keys and order.
+#[cfg(feature = "server")]
 pub(in crate::store) use items::{Written, key_of, try_map_projects};
+#[cfg(feature = "server")]
 pub(in crate::store) use machine::rank;
 pub use machine::{Applied, Outgoing};
 
