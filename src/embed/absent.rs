@@ -57,7 +57,7 @@ pub mod semantic {
             &self,
             _store: &dyn Storage,
             _query: &str,
-            _project: Option<&str>,
+            _scope: &crate::store::vectors::VectorScope<'_>,
             _k: usize,
         ) -> Result<Vec<(i64, f32)>, SemanticError> {
             match self.0 {}

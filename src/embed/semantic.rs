@@ -7,6 +7,8 @@
 //! search, so vectors written by another process (`aletheia index`) are seen at once.
 
 use super::model::{DIMENSIONS, EmbedError, Embedder};
+use crate::model::{Kind, MemoryType};
+use crate::store::vectors::VectorScope;
 use crate::store::{Storage, StoreError};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -27,6 +29,8 @@ struct VectorIndex {
     /// old one and show one project's memories to another's search.
     projects: Vec<usize>,
     project_ids: HashMap<String, usize>,
+    /// Each vector's memory's kind, type and date, for the search's filters.
+    traits: Vec<(Kind, MemoryType, i64)>,
     scales: Vec<f32>,
     values: Vec<i8>,
     /// Where each memory's vector sits, so that a rewritten vector replaces the old one.
@@ -50,12 +54,12 @@ impl Semantic {
         }
     }
 
-    /// The `k` memories nearest to `query` (cosine, best first), within `project` if given.
+    /// The `k` memories nearest to `query` (cosine, best first) within `scope`.
     pub fn nearest(
         &self,
         store: &dyn Storage,
         query: &str,
-        project: Option<&str>,
+        scope: &VectorScope<'_>,
         k: usize,
     ) -> Result<Vec<(i64, f32)>, SemanticError> {
         let q = self
@@ -65,7 +69,7 @@ impl Semantic {
             .unwrap_or_else(|| vec![0.0; DIMENSIONS]);
         let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
         index.refresh(store)?;
-        Ok(index.nearest(&q, project, k))
+        Ok(index.nearest(&q, scope, k))
     }
 }
 
@@ -81,6 +85,7 @@ impl VectorIndex {
             match self.slot.get(&v.memory_id) {
                 Some(&i) => {
                     self.projects[i] = project;
+                    self.traits[i] = (v.kind, v.mtype, v.created_at);
                     self.scales[i] = v.scale;
                     self.values[i * DIMENSIONS..(i + 1) * DIMENSIONS].copy_from_slice(&v.values);
                 }
@@ -88,6 +93,7 @@ impl VectorIndex {
                     self.slot.insert(v.memory_id, self.ids.len());
                     self.ids.push(v.memory_id);
                     self.projects.push(project);
+                    self.traits.push((v.kind, v.mtype, v.created_at));
                     self.scales.push(v.scale);
                     self.values.extend_from_slice(&v.values);
                 }
@@ -96,8 +102,8 @@ impl VectorIndex {
         Ok(())
     }
 
-    fn nearest(&self, q: &[f32], project: Option<&str>, k: usize) -> Vec<(i64, f32)> {
-        let wanted = match project {
+    fn nearest(&self, q: &[f32], scope: &VectorScope<'_>, k: usize) -> Vec<(i64, f32)> {
+        let wanted = match scope.project {
             Some(p) => match self.project_ids.get(p) {
                 Some(&id) => Some(id),
                 None => return vec![],
@@ -107,7 +113,7 @@ impl VectorIndex {
         let mut best: Vec<(f32, usize)> = Vec::with_capacity(k + 1);
         let mut worst = f32::NEG_INFINITY;
         for (i, row) in self.values.chunks_exact(DIMENSIONS).enumerate() {
-            if wanted.is_some_and(|p| self.projects[i] != p) {
+            if wanted.is_some_and(|p| self.projects[i] != p) || !self.within(i, scope) {
                 continue;
             }
             let dot: f32 = row.iter().zip(q).map(|(a, b)| *a as f32 * b).sum();
@@ -127,6 +133,15 @@ impl VectorIndex {
         best.truncate(k);
         best.into_iter().map(|(s, i)| (self.ids[i], s)).collect()
     }
+
+    /// Whether vector `i`'s memory passes the scope's kind, type and dates.
+    fn within(&self, i: usize, scope: &VectorScope<'_>) -> bool {
+        let (kind, mtype, created_at) = self.traits[i];
+        scope.kind.is_none_or(|k| k == kind)
+            && scope.mtype.is_none_or(|t| t == mtype)
+            && scope.since.is_none_or(|s| created_at >= s)
+            && scope.until.is_none_or(|u| created_at < u)
+    }
 }
 
 #[cfg(test)]
@@ -135,8 +150,17 @@ mod tests {
     use crate::store::vectors;
 
     fn index(rows: &[(i64, &str, [f32; 2])]) -> VectorIndex {
+        let typed: Vec<_> = rows
+            .iter()
+            .map(|&(id, p, v)| (id, p, MemoryType::Note, v))
+            .collect();
+        index_of(&typed)
+    }
+
+    /// Vectors of two dimensions, each with its project and type; the memory's date is its id.
+    fn index_of(rows: &[(i64, &str, MemoryType, [f32; 2])]) -> VectorIndex {
         let mut ix = VectorIndex::default();
-        for (id, project, v) in rows {
+        for (id, project, mtype, v) in rows {
             let mut full = vec![0.0; DIMENSIONS];
             full[0] = v[0];
             full[1] = v[1];
@@ -146,6 +170,7 @@ mod tests {
             ix.slot.insert(*id, ix.ids.len());
             ix.ids.push(*id);
             ix.projects.push(p);
+            ix.traits.push((Kind::Note, *mtype, *id));
             ix.scales.push(scale);
             ix.values.extend_from_slice(&q);
         }
@@ -162,11 +187,59 @@ mod tests {
         ]);
         let mut q = vec![0.0; DIMENSIONS];
         q[0] = 1.0;
-        let got: Vec<i64> = ix.nearest(&q, Some("a"), 2).iter().map(|h| h.0).collect();
+        let in_a = VectorScope {
+            project: Some("a"),
+            ..VectorScope::default()
+        };
+        let got: Vec<i64> = ix.nearest(&q, &in_a, 2).iter().map(|h| h.0).collect();
         assert_eq!(got, vec![1, 4]);
-        let all: Vec<i64> = ix.nearest(&q, None, 10).iter().map(|h| h.0).collect();
+        let all: Vec<i64> = ix
+            .nearest(&q, &VectorScope::default(), 10)
+            .iter()
+            .map(|h| h.0)
+            .collect();
         assert_eq!(all.len(), 4);
         assert_eq!(*all.last().unwrap(), 2);
-        assert!(ix.nearest(&q, Some("nowhere"), 3).is_empty());
+        let nowhere = VectorScope {
+            project: Some("nowhere"),
+            ..VectorScope::default()
+        };
+        assert!(ix.nearest(&q, &nowhere, 3).is_empty());
+    }
+
+    #[test]
+    fn a_narrow_filter_gets_its_own_nearest_however_many_others_are_nearer() {
+        // Fifty notes right on the query, and two decisions further off.
+        let mut rows: Vec<(i64, &str, MemoryType, [f32; 2])> = (1..=50)
+            .map(|id| (id, "a", MemoryType::Note, [1.0, 0.0]))
+            .collect();
+        rows.push((51, "a", MemoryType::Decision, [0.6, 0.8]));
+        rows.push((52, "a", MemoryType::Decision, [0.0, 1.0]));
+        rows.push((53, "b", MemoryType::Decision, [1.0, 0.0]));
+        let ix = index_of(&rows);
+        let mut q = vec![0.0; DIMENSIONS];
+        q[0] = 1.0;
+        let decisions = VectorScope {
+            project: Some("a"),
+            mtype: Some(MemoryType::Decision),
+            ..VectorScope::default()
+        };
+        let got: Vec<i64> = ix.nearest(&q, &decisions, 2).iter().map(|h| h.0).collect();
+        assert_eq!(got, vec![51, 52]);
+        // Dates: created at or after `since`, before `until` (here a memory's date is its id).
+        let dated = VectorScope {
+            project: Some("a"),
+            since: Some(10),
+            until: Some(12),
+            ..VectorScope::default()
+        };
+        let mut got: Vec<i64> = ix.nearest(&q, &dated, 5).iter().map(|h| h.0).collect();
+        got.sort_unstable();
+        assert_eq!(got, vec![10, 11]);
+        let none = VectorScope {
+            kind: Some(Kind::Prompt),
+            ..VectorScope::default()
+        };
+        assert!(ix.nearest(&q, &none, 5).is_empty());
     }
 }

@@ -252,7 +252,7 @@ impl Operation for Timeline {
             before: TIMELINE_SIDE.clamp(self.before),
             after: TIMELINE_SIDE.clamp(self.after),
         };
-        Ok(timeline::timeline(ctx.store, &q)?)
+        Ok(timeline::timeline(ctx.store, &q, ctx.semantic)?)
     }
 }
 

@@ -269,9 +269,18 @@ pub fn hybrid(
             ..q.clone()
         },
     )?;
-    // If the model fails on this text, the words alone answer, as without a model.
+    // If the model fails on this text, the words alone answer, as without a model. The search's
+    // filters narrow the neighbours before they are taken, so that a narrow filter still gets
+    // its own; `passes` checks each memory again as it is now (a dismissal since).
+    let scope = crate::store::vectors::VectorScope {
+        project: q.project.as_deref(),
+        mtype: q.mtype,
+        kind: q.kind,
+        since: q.since,
+        until: q.until,
+    };
     let nearest = semantic
-        .nearest(store, text, q.project.as_deref(), 2 * depth)
+        .nearest(store, text, &scope, 2 * depth)
         .unwrap_or_default();
     let ids: Vec<i64> = nearest.iter().map(|n| n.0).collect();
     let rows = store.get_many(&ids)?;

@@ -1,6 +1,7 @@
 //! Timeline: the memories just before and after one memory, in time order.
 
-use super::search::{SearchQuery, search};
+use super::search::{SearchQuery, hybrid, search};
+use crate::embed::semantic::Semantic;
 use crate::model::Memory;
 use crate::store::{Storage, StoreError};
 
@@ -21,26 +22,31 @@ pub struct Timeline {
     pub anchor: i64,
 }
 
-/// Build a timeline.
-pub fn timeline(store: &dyn Storage, q: &TimelineQuery) -> Result<Option<Timeline>, StoreError> {
+/// Build a timeline. A query finds its anchor as `search` would rank it: by words and, when
+/// the model is loaded (`semantic`), by meaning too.
+pub fn timeline(
+    store: &dyn Storage,
+    q: &TimelineQuery,
+    semantic: Option<&Semantic>,
+) -> Result<Option<Timeline>, StoreError> {
     let anchor = match (q.anchor, q.query.as_deref()) {
         (Some(id), _) => store
             .get_many(&[id])?
             .into_iter()
             .find(|m| !m.dismissed && q.project.as_ref().is_none_or(|p| *p == m.project)),
-        (None, Some(text)) if !text.trim().is_empty() => search(
-            store,
-            &SearchQuery {
+        (None, Some(text)) if !text.trim().is_empty() => {
+            let sq = SearchQuery {
                 query: Some(text.to_owned()),
                 project: q.project.clone(),
                 limit: 1,
                 ..Default::default()
-            },
-        )?
-        .hits
-        .into_iter()
-        .next()
-        .map(|h| h.memory),
+            };
+            let found = match semantic {
+                Some(s) => hybrid(store, &sq, s)?,
+                None => search(store, &sq)?,
+            };
+            found.hits.into_iter().next().map(|h| h.memory)
+        }
         _ => None,
     };
     let Some(anchor) = anchor else {

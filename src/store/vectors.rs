@@ -9,15 +9,35 @@
 
 use super::sql_numbers::{count, sql_int};
 use super::{Store, StoreError};
+use crate::model::{Kind, MemoryType};
 use rusqlite::{Connection, Transaction, params};
 
-/// One stored vector.
+/// One stored vector, with what a search by meaning filters on before it takes neighbours: the
+/// memory's project, kind, type and date. None of them changes while the vector stands (a
+/// rewrite that moves a memory's date changes its text too, which drops the vector).
 pub struct StoredVector {
     pub seq: i64,
     pub memory_id: i64,
     pub project: String,
+    pub kind: Kind,
+    pub mtype: MemoryType,
+    pub created_at: i64,
     pub scale: f32,
     pub values: Vec<i8>,
+}
+
+/// The memories a search by meaning may answer with: the search's own filters, applied to each
+/// vector before it can take a place among the nearest, so that a narrow filter still gets its
+/// neighbours.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VectorScope<'a> {
+    pub project: Option<&'a str>,
+    pub mtype: Option<MemoryType>,
+    pub kind: Option<Kind>,
+    /// Created at or after.
+    pub since: Option<i64>,
+    /// Created before.
+    pub until: Option<i64>,
 }
 
 /// The most of a memory's text that is embedded: well past what the model reads (256 word
@@ -98,7 +118,7 @@ fn put(tx: &Transaction<'_>, model: &str, vectors: &[(i64, Vec<f32>)]) -> rusqli
 /// Every vector written after `seq`, with its memory's project, in write order.
 fn since(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<StoredVector>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT v.seq, v.memory_id, m.project, v.scale, v.vector
+        "SELECT v.seq, v.memory_id, m.project, v.scale, v.vector, m.kind, m.type, m.created_at
          FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
          WHERE v.seq > ?1 ORDER BY v.seq",
     )?;
@@ -108,6 +128,9 @@ fn since(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<StoredVector>> {
             seq: r.get(0)?,
             memory_id: r.get(1)?,
             project: r.get(2)?,
+            kind: r.get::<_, String>(5)?.parse().unwrap_or(Kind::Note),
+            mtype: r.get::<_, String>(6)?.parse().unwrap_or(MemoryType::Note),
+            created_at: r.get(7)?,
             scale: r.get::<_, f32>(3)?,
             values: bytes.into_iter().map(u8::cast_signed).collect(),
         })

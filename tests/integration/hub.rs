@@ -972,7 +972,7 @@ fn the_hub_reaches_postgresql_over_tls_when_the_url_asks_and_refuses_an_unknown_
 
 /// The hub scores by meaning once its user has fetched the model, on either engine: it gives
 /// the memories stored through it vectors in its own store, and finds a paraphrase the words
-/// miss.
+/// miss, in a search and as a timeline's anchor.
 #[cfg(feature = "semantic")]
 fn a_hub_with_the_model_finds_by_meaning_what_the_words_miss(on: On) {
     let model = std::env::var_os("ALETHEIA_TEST_MODEL_DIR")
@@ -1001,6 +1001,17 @@ fn a_hub_with_the_model_finds_by_meaning_what_the_words_miss(on: On) {
         found.find("cat sat").is_none_or(|cat| postgres < cat),
         "{found}"
     );
+    // The timeline finds its anchor the same way.
+    let (is_error, around) = s.call(
+        "timeline",
+        json!({ "query": "which relational db holds our data", "project": "shop" }),
+    );
+    assert!(!is_error, "{around}");
+    let anchor = around
+        .lines()
+        .find(|l| l.contains('→'))
+        .unwrap_or_else(|| panic!("{around}"));
+    assert!(anchor.contains("PostgreSQL 16"), "{around}");
 }
 
 #[cfg(feature = "semantic")]

@@ -9,6 +9,7 @@
 //! numbers are handed out in commit order, as SQLite's single writer does.
 
 use super::PgStore;
+use crate::model::{Kind, MemoryType};
 use crate::store::StoreError;
 use crate::store::contract::Vectors;
 use crate::store::sql_numbers::{count, sql_int};
@@ -75,7 +76,7 @@ impl Vectors for PgStore {
     fn vectors_since(&self, seq: i64) -> Result<Vec<StoredVector>, StoreError> {
         let rows = self.with(|c| {
             c.query(
-                "SELECT v.seq, v.memory_id, m.project, v.scale, v.vector
+                "SELECT v.seq, v.memory_id, m.project, v.scale, v.vector, m.kind, m.type, m.created_at
                  FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
                  WHERE v.seq > $1 ORDER BY v.seq",
                 &[&seq],
@@ -89,6 +90,9 @@ impl Vectors for PgStore {
                     seq: r.get(0),
                     memory_id: r.get(1),
                     project: r.get(2),
+                    kind: r.get::<_, &str>(5).parse().unwrap_or(Kind::Note),
+                    mtype: r.get::<_, &str>(6).parse().unwrap_or(MemoryType::Note),
+                    created_at: r.get(7),
                     scale: stored_scale(r.get(3)),
                     values: bytes.iter().map(|&b| b.cast_signed()).collect(),
                 }
