@@ -147,10 +147,7 @@ impl Operation for Search {
 }
 
 fn one_search(ctx: &Context<'_>, q: &search::SearchQuery) -> Result<search::SearchResult, OpError> {
-    Ok(match ctx.semantic {
-        Some(semantic) => search::hybrid(ctx.store, q, semantic)?,
-        None => search::search(ctx.store, q)?,
-    })
+    Ok(search::ranked(ctx.store, q, ctx.semantic)?)
 }
 
 /// The facts a search lists before its hits, at most.

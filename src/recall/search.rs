@@ -238,6 +238,19 @@ const FUSE_DEPTH: usize = 50;
 /// this combination at 0.5 0.584 and at 0.7 0.598 (hit@10 0.702 against 0.678 for words alone).
 const WORDS_WEIGHT: f64 = 0.7;
 
+/// [`hybrid`] when the model is loaded, else the words alone: what every search by a person or
+/// an agent runs.
+pub fn ranked(
+    store: &dyn Storage,
+    q: &SearchQuery,
+    semantic: Option<&crate::embed::semantic::Semantic>,
+) -> Result<SearchResult, StoreError> {
+    match semantic {
+        Some(s) => hybrid(store, q, s),
+        None => search(store, q),
+    }
+}
+
 /// Search by words and by meaning, and fuse the two (`fuse`). Only a relevance search by words,
 /// within its first hundred results, fuses; by date, by file and raw FTS5 queries are the
 /// keyword search's alone. A memory without a vector is still found by its words.

@@ -1,6 +1,6 @@
 //! Timeline: the memories just before and after one memory, in time order.
 
-use super::search::{SearchQuery, hybrid, search};
+use super::search::{SearchQuery, ranked};
 use crate::embed::semantic::Semantic;
 use crate::model::Memory;
 use crate::store::{Storage, StoreError};
@@ -34,19 +34,20 @@ pub fn timeline(
             .get_many(&[id])?
             .into_iter()
             .find(|m| !m.dismissed && q.project.as_ref().is_none_or(|p| *p == m.project)),
-        (None, Some(text)) if !text.trim().is_empty() => {
-            let sq = SearchQuery {
+        (None, Some(text)) if !text.trim().is_empty() => ranked(
+            store,
+            &SearchQuery {
                 query: Some(text.to_owned()),
                 project: q.project.clone(),
                 limit: 1,
                 ..Default::default()
-            };
-            let found = match semantic {
-                Some(s) => hybrid(store, &sq, s)?,
-                None => search(store, &sq)?,
-            };
-            found.hits.into_iter().next().map(|h| h.memory)
-        }
+            },
+            semantic,
+        )?
+        .hits
+        .into_iter()
+        .next()
+        .map(|h| h.memory),
         _ => None,
     };
     let Some(anchor) = anchor else {

@@ -536,9 +536,9 @@ pub(super) fn store_new_memory(
 }
 
 /// The memory uids among a push's items that the hub has no trace of: no row, no alias, no
-/// revision. Under [`SYNC_LOCK`](super::SYNC_LOCK), after [`absorb`](super::absorb::absorb), only this push can give one a trace, and
-/// only by writing that same uid; so until it does, each needs none of the reads the full
-/// path makes to find out what the hub holds.
+/// revision. Under [`SYNC_LOCK`](super::SYNC_LOCK), after [`absorb`](super::absorb::absorb),
+/// only this push can give one a trace, and only by writing that same uid; so until it does,
+/// each needs none of the reads the full path makes to find out what the hub holds.
 pub(super) fn unknown_memories<'i>(
     tx: &mut Tx<'_, '_>,
     items: impl Iterator<Item = &'i Item>,
