@@ -13,7 +13,7 @@ pub fn run(json: bool) -> anyhow::Result<()> {
     let dir = paths.model_dir();
     let embedder = Embedder::load(&dir)?;
     let mut store = Store::open(&paths, OpenOptions::INTERACTIVE)?;
-    let missing = store.count_without_vector()?;
+    let missing = store.count_without_vector(embedder.name())?;
     let started = std::time::Instant::now();
     let bar = (std::io::stderr().is_terminal() && !json && missing > 0).then(|| {
         let bar = indicatif::ProgressBar::new(missing);
@@ -42,9 +42,12 @@ pub fn run(json: bool) -> anyhow::Result<()> {
     }
     let seconds = started.elapsed().as_secs_f64();
     if json {
-        super::print::json(
-            &serde_json::json!({ "indexed": done, "seconds": seconds, "model_dir": dir }),
-        )?;
+        super::print::json(&serde_json::json!({
+            "indexed": done,
+            "seconds": seconds,
+            "model": embedder.name(),
+            "model_dir": dir,
+        }))?;
     } else if done == 0 {
         super::print::line("Every memory already has a vector.")?;
     } else {

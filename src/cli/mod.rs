@@ -115,14 +115,11 @@ impl Edge {
         })
     }
 
-    /// Load the embedding model, so that searches fuse meaning with words. A missing model is
-    /// an error that says how to get one.
+    /// Load the embedding model (and the re-ranker, when it is there), so that searches fuse
+    /// meaning with words. A missing model is an error that says how to get one.
     pub fn load_model(&mut self) -> anyhow::Result<()> {
         let dir = self.paths.model_dir();
-        let embedder = crate::embed::model::Embedder::load(&dir)?;
-        self.semantic = Some(crate::embed::semantic::Semantic::new(std::sync::Arc::new(
-            embedder,
-        )));
+        self.semantic = Some(crate::embed::semantic::Semantic::load(&dir)?);
         Ok(())
     }
 

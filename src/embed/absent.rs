@@ -48,18 +48,42 @@ pub mod semantic {
     /// The model and its vectors; never present in this build.
     pub struct Semantic(Never);
 
+    /// What a search by meaning found; never made in this build.
+    #[derive(Debug, Default)]
+    pub struct Meaning {
+        pub nearest: Vec<(i64, f32)>,
+        pub cosines: std::collections::HashMap<i64, f32>,
+    }
+
     impl Semantic {
-        pub fn new(embedder: Arc<Embedder>) -> Semantic {
-            match embedder.0 {}
+        pub fn load(_dir: &std::path::Path) -> Result<Semantic, EmbedError> {
+            Err(crate::features::NotBuilt::SEMANTIC)
         }
 
-        pub fn nearest(
+        pub fn embedder(&self) -> &Arc<Embedder> {
+            match self.0 {}
+        }
+
+        pub fn reranks(&self) -> bool {
+            match self.0 {}
+        }
+
+        pub fn meaning(
             &self,
             _store: &dyn Storage,
             _query: &str,
             _scope: &crate::store::vectors::VectorScope<'_>,
             _k: usize,
-        ) -> Result<Vec<(i64, f32)>, SemanticError> {
+            _also: &[i64],
+        ) -> Result<Meaning, SemanticError> {
+            match self.0 {}
+        }
+
+        pub fn rerank(
+            &self,
+            _query: &str,
+            _passages: &[&str],
+        ) -> Option<Result<Vec<f32>, SemanticError>> {
             match self.0 {}
         }
     }

@@ -68,14 +68,15 @@ fn run(
     dir: &Path,
     ready: &OnceLock<Semantic>,
 ) {
-    let embedder = match Embedder::load(dir) {
-        Ok(e) => Arc::new(e),
+    let semantic = match Semantic::load(dir) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("aletheia: semantic search is off: {e}");
             return;
         }
     };
-    let _ = ready.set(Semantic::new(Arc::clone(&embedder)));
+    let embedder = Arc::clone(semantic.embedder());
+    let _ = ready.set(semantic);
     // Most passes look only at memories added since the last (ids grow); every `FULL_PASS`-th
     // looks at all of them, for a memory whose text changed (it lost its vector) or an id
     // reused after the newest memory was deleted.

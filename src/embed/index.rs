@@ -8,9 +8,6 @@
 use super::model::{EmbedError, Embedder};
 use crate::store::{Storage, StoreError};
 
-/// The name stored beside each vector, so that vectors of another model can be told apart.
-pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
-
 /// Memories embedded per transaction: large enough to keep both cores busy in the model,
 /// small enough that a kill loses seconds of work.
 pub const BATCH: usize = 64;
@@ -35,14 +32,16 @@ pub fn index_missing(
 ) -> Result<usize, IndexError> {
     let mut total = 0;
     loop {
-        let batch = store.memories_without_vector(*after, BATCH)?;
+        let batch = store.memories_without_vector(embedder.name(), *after, BATCH)?;
         let Some(last) = batch.last().map(|b| b.0) else {
             break;
         };
         let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
         let vecs = embedder.embed(&texts)?;
         let pairs: Vec<(i64, Vec<f32>)> = batch.iter().map(|(id, _)| *id).zip(vecs).collect();
-        let stored = store.put_vectors(MODEL_NAME, &pairs)?;
+        // The model's name goes beside each vector, so that a switch of model is seen as
+        // memories without a vector of the new one.
+        let stored = store.put_vectors(embedder.name(), &pairs)?;
         // Only once the batch is stored: a failed one is tried again on the next pass.
         *after = last;
         if stored == 0 {

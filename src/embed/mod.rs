@@ -1,5 +1,6 @@
-//! Local embeddings: the sentence model (`model`), its download (`fetch`), giving memories
-//! vectors (`index`) and searching them (`semantic`). Nothing here is reached from the hook.
+//! Local models: which ones (`catalog`), the sentence model (`model`) and the re-ranker
+//! (`rerank`), both BERT encoders (`bert`), their download (`fetch`), giving memories vectors
+//! (`index`) and searching them (`semantic`). Nothing here is reached from the hook.
 //!
 //! All of it needs the `semantic` feature (candle and tokenizers, most of a build's packages).
 //! Without it, `absent` stands in for the three modules the rest of the crate names, with the
@@ -9,11 +10,16 @@
 #[cfg(feature = "semantic")]
 pub mod background;
 #[cfg(feature = "semantic")]
+mod bert;
+pub mod catalog;
+#[cfg(feature = "semantic")]
 pub mod fetch;
 #[cfg(feature = "semantic")]
 pub mod index;
 #[cfg(feature = "semantic")]
 pub mod model;
+#[cfg(feature = "semantic")]
+pub mod rerank;
 #[cfg(feature = "semantic")]
 pub mod semantic;
 

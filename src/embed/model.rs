@@ -1,64 +1,27 @@
-//! The local sentence-embedding model: all-MiniLM-L6-v2 run on the CPU with candle.
+//! The local sentence-embedding model, run on the CPU with candle.
 //!
-//! The model is a 6-layer BERT that maps a text to a 384-dimensional vector; texts that mean the
-//! same thing land close together, which is what semantic recall needs and full-text search cannot
-//! give. It runs in-process so that recall needs no network and no second program, but it costs
-//! about 100 ms to load and some memory, so only the long-lived parts (server, worker, back-fill,
-//! explicit searches) load it; the hook never does.
+//! A 384-dimensional BERT sentence model (see [`super::catalog`] for the choice) maps a text to
+//! a vector; texts that mean the same thing land close together, which is what semantic recall
+//! needs and full-text search cannot give. It runs in-process so that recall needs no network
+//! and no second program, but it costs a fraction of a second to load and some memory, so only
+//! the long-lived parts (server, worker, back-fill, explicit searches) load it; the hook never
+//! does.
 //!
-//! The vectors reproduce what `sentence-transformers` computes for this model: WordPiece tokens
-//! (at most 256, as its `max_seq_length` says), the BERT encoder, the mean of the token vectors
-//! over the attention mask, then scaling to unit length. Unit length means cosine similarity is a
+//! The vectors reproduce what the model's reference implementation computes: WordPiece tokens
+//! (at most the model's cap), with the model's own prefix before a query or a stored text, the
+//! BERT encoder, the model's pooling (the mean of the token vectors over the attention mask, or
+//! the first token's), then scaling to unit length. Unit length means cosine similarity is a
 //! plain dot product for the vector index.
-//!
-//! The model lives in a folder holding [`FILES`], fetched by `aletheia model fetch`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::{Tokenizer, TruncationParams};
+use candle_core::Tensor;
+use candle_transformers::models::bert::BertModel;
+use tokenizers::Tokenizer;
 
-/// Length of every vector [`Embedder::embed`] returns (the model's hidden size).
-pub const DIMENSIONS: usize = 384;
-
-/// The files a model folder must hold: the weights, the tokenizer and the BERT configuration,
-/// under the names the model's publisher uses, so a downloaded copy can be used as it is.
-pub const FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
-
-/// The longest input in tokens, `[CLS]` and `[SEP]` included: the model's `max_seq_length` in
-/// sentence-transformers, so that long texts get the reference implementation's vectors. The
-/// tokenizer file itself says 128, and BERT's position table would allow 512.
-const MAX_TOKENS: usize = 256;
-
-/// Most texts per forward pass. Every operation has a fixed cost, so small batches waste time:
-/// measured on short texts, batches of 8 took about 1.6 times the CPU time of batches of 32,
-/// while 64 saved only a few percent more.
-const BATCH_SIZE: usize = 32;
-
-/// Bound on texts × length² per forward pass. Each layer's attention holds a texts × 12 heads ×
-/// length × length matrix of scores, several of them at once, so a batch of long texts is made
-/// smaller: 32 texts of up to 128 tokens, 8 of 256 (25 MB per score matrix). Measured on 256-token
-/// texts, 16 per batch peaked at 440 MB of memory and 8 at 270 MB, at the same speed.
-const BATCH_ATTENTION: usize = BATCH_SIZE * 128 * 128;
-
-/// Why the model could not be loaded or run.
-#[derive(Debug, thiserror::Error)]
-pub enum EmbedError {
-    /// A file of [`FILES`] is not in the model folder.
-    #[error(
-        "the embedding model is missing {file} in {}: run `aletheia model fetch` or set ALETHEIA_MODEL_DIR",
-        dir.display()
-    )]
-    Missing { dir: PathBuf, file: &'static str },
-    /// A model file is present but could not be read or does not fit this model.
-    #[error("cannot load the embedding model from {}: {message}", file.display())]
-    Load { file: PathBuf, message: String },
-    /// Tokenizing or running the model failed.
-    #[error("embedding failed: {0}")]
-    Run(String),
-}
+use super::bert::{self, by_length};
+pub use super::bert::{DIMENSIONS, EmbedError, FILES};
+use super::catalog::{self, Pooling, Spec};
 
 /// A loaded model, ready to embed. It is `Send + Sync`, so one copy can serve many threads.
 ///
@@ -72,164 +35,112 @@ pub struct Embedder {
     tokenizer: Tokenizer,
     model: BertModel,
     pad_id: u32,
+    spec: &'static Spec,
 }
 
 impl Embedder {
-    /// Load from a folder holding [`FILES`].
-    ///
-    /// Every file is checked for presence first, so a half-fetched folder reports the missing
-    /// file rather than a parse error.
+    /// Load the sentence model `ALETHEIA_MODEL` names (else the default) from the models
+    /// folder `dir`.
     pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
-        if let Some(file) = FILES.into_iter().find(|file| !dir.join(file).is_file()) {
-            return Err(EmbedError::Missing {
-                dir: dir.to_path_buf(),
-                file,
-            });
-        }
-        let [weights, tokenizer_file, config_file] = FILES.map(|file| dir.join(file));
+        let spec = catalog::sentence_model().map_err(EmbedError::Choice)?;
+        Embedder::load_model(dir, spec)
+    }
 
-        let config: Config = std::fs::read_to_string(&config_file)
-            .map_err(|e| e.to_string())
-            .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
-            .and_then(|config: Config| {
-                if config.hidden_size == DIMENSIONS {
-                    Ok(config)
-                } else {
-                    Err(format!(
-                        "this model has {} dimensions, {DIMENSIONS} are expected",
-                        config.hidden_size
-                    ))
-                }
-            })
-            .map_err(|message| load_error(&config_file, message))?;
-
-        let mut tokenizer =
-            Tokenizer::from_file(&tokenizer_file).map_err(|e| load_error(&tokenizer_file, e))?;
-        // The file pads every input to 128 tokens and cuts it there. `embed` pads each batch
-        // itself, only to its longest text, and the cut belongs at the model's 256.
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: MAX_TOKENS,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| load_error(&tokenizer_file, e))?;
-
-        // SAFETY: the map lives only while the weights are copied into tensors (it is dropped
-        // with `vb` at the end of this function), which spares holding the 90 MB file in memory
-        // next to the tensors made from it. Memory mapping is unsafe because another process
-        // truncating the file meanwhile would crash this one; whatever writes the model folder
-        // must therefore replace files by renaming, never rewrite them in place.
-        let vb =
-            unsafe { VarBuilder::from_mmaped_safetensors(&[&weights], DType::F32, &Device::Cpu) }
-                .map_err(|e| load_error(&weights, e))?;
-        // Checkpoints saved from a BERT task model (`BertForMaskedLM` and the like) keep the
-        // encoder under `bert.`; the sentence-transformers export has no prefix.
-        let vb = if vb.contains_tensor("embeddings.word_embeddings.weight") {
-            vb
-        } else {
-            vb.pp("bert")
-        };
-        let model = BertModel::load(vb, &config).map_err(|e| load_error(&weights, e))?;
-
+    /// Load model `spec` from the models folder `dir`.
+    pub fn load_model(dir: &Path, spec: &'static Spec) -> Result<Embedder, EmbedError> {
+        let loaded = bert::load(spec.name, &catalog::folder(dir, spec), spec.max_tokens)?;
+        let model = bert::encoder(&loaded)?;
         Ok(Embedder {
-            tokenizer,
+            pad_id: u32::try_from(loaded.config.pad_token_id).unwrap_or(0),
+            tokenizer: loaded.tokenizer,
             model,
-            pad_id: u32::try_from(config.pad_token_id).unwrap_or(0),
+            spec,
         })
     }
 
-    /// Whether `dir` holds all [`FILES`] (cheap; no parsing).
+    /// Whether the models folder `dir` holds the chosen model's files (cheap; no parsing).
     pub fn present(dir: &Path) -> bool {
-        FILES.iter().all(|file| dir.join(file).is_file())
+        catalog::sentence_model().is_ok_and(|spec| bert::present(&catalog::folder(dir, spec)))
     }
 
-    /// Unit-length vectors of [`DIMENSIONS`] floats, one per text, in the order of `texts`.
+    /// The model's name, stored beside each vector it makes.
+    pub fn name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    /// Unit-length vectors of [`DIMENSIONS`] floats for stored texts, one per text, in the
+    /// order of `texts`.
     ///
-    /// Texts longer than 256 tokens (roughly 200 English words) are truncated: only their
-    /// beginning counts, as in sentence-transformers. An empty string is embedded like any other
-    /// text (as `[CLS] [SEP]`) and yields a valid unit vector, never a zero vector, so callers
-    /// need no special case; skip empty texts before calling if they should not be indexed.
-    /// Empty input gives empty output.
+    /// Texts longer than the model's cap (256 tokens, roughly 200 English words) are
+    /// truncated: only their beginning counts, as in the reference implementations. An empty
+    /// string is embedded like any other text and yields a valid unit vector, never a zero
+    /// vector, so callers need no special case; skip empty texts before calling if they should
+    /// not be indexed. Empty input gives empty output.
     ///
-    /// The texts are tokenized once, sorted by token count and run in batches of up to 32 (fewer
-    /// when they are long), so each batch is padded only to its own longest text; the results
-    /// come back in input order.
+    /// The texts are tokenized once, sorted by token count and run in batches of up to 32
+    /// (fewer when they are long), so each batch is padded only to its own longest text.
     /// Padding does not change a vector beyond float rounding, so a text gets the same vector
     /// alone or in any batch.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_with(self.spec.passage_prefix, texts)
+    }
+
+    /// The vector of a query: the same model, with the model's query prefix.
+    pub fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        Ok(self
+            .embed_with(self.spec.query_prefix, &[query])?
+            .pop()
+            .unwrap_or_else(|| vec![0.0; DIMENSIONS]))
+    }
+
+    fn embed_with(&self, prefix: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
+        let inputs: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
         let encodings = self
             .tokenizer
-            .encode_batch_fast(texts.to_vec(), true)
+            .encode_batch_fast(inputs, true)
             .map_err(|e| EmbedError::Run(format!("tokenizing: {e}")))?;
         let tokens: Vec<&[u32]> = encodings.iter().map(|e| e.get_ids()).collect();
-
-        // A stable sort keeps texts of equal length in input order, so results are repeatable.
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| tokens[i].len());
-
-        let mut vectors = vec![Vec::new(); texts.len()];
-        let mut rest = &order[..];
-        while !rest.is_empty() {
-            // Ascending order means the last text taken is the batch's longest.
-            let mut take = 1;
-            while take < rest.len()
-                && take < BATCH_SIZE
-                && (take + 1) * tokens[rest[take]].len().pow(2) <= BATCH_ATTENTION
-            {
-                take += 1;
-            }
-            let (batch, next) = rest.split_at(take);
+        let lengths: Vec<usize> = tokens.iter().map(|t| t.len()).collect();
+        by_length(&lengths, |batch| {
             let rows: Vec<&[u32]> = batch.iter().map(|&i| tokens[i]).collect();
-            let pooled = self
-                .run_batch(&rows)
-                .map_err(|e| EmbedError::Run(e.to_string()))?;
-            for (&i, vector) in batch.iter().zip(pooled) {
-                vectors[i] = vector;
-            }
-            rest = next;
-        }
-        Ok(vectors)
+            self.run_batch(&rows)
+                .map_err(|e| EmbedError::Run(e.to_string()))
+        })
     }
 
     /// One forward pass over token rows of any lengths, each padded to the longest.
     fn run_batch(&self, rows: &[&[u32]]) -> candle_core::Result<Vec<Vec<f32>>> {
-        let device = &self.model.device;
-        let count = rows.len();
-        let width = rows.iter().map(|row| row.len()).max().unwrap_or(0);
-        let mut ids = vec![self.pad_id; count * width];
-        let mut mask = vec![0f32; count * width];
-        for (r, row) in rows.iter().enumerate() {
-            ids[r * width..r * width + row.len()].copy_from_slice(row);
-            mask[r * width..r * width + row.len()].fill(1.0);
-        }
-        let ids = Tensor::from_vec(ids, (count, width), device)?;
         // Single texts are all segment 0.
-        let type_ids = ids.zeros_like()?;
-        let mask = Tensor::from_vec(mask, (count, width), device)?;
-
+        let zeros: Vec<Vec<u32>> = rows.iter().map(|r| vec![0; r.len()]).collect();
+        let paired: Vec<(&[u32], &[u32])> = rows
+            .iter()
+            .zip(&zeros)
+            .map(|(r, z)| (*r, z.as_slice()))
+            .collect();
+        let (ids, type_ids, mask) = bert::batch(&paired, self.pad_id, &self.model.device)?;
         let hidden = self.model.forward(&ids, &type_ids, Some(&mask))?; // (count, width, 384)
-
-        // Mean over the real tokens: (count, 1, width) × (count, width, 384) sums each text's
-        // token vectors in one matrix product, skipping the padding whose mask is 0.
-        let mask = mask.unsqueeze(1)?;
-        let sums = mask.matmul(&hidden)?.squeeze(1)?;
-        let lengths = mask.sum(2)?; // (count, 1); at least 2, for [CLS] and [SEP]
-        let means = sums.broadcast_div(&lengths)?;
-        // The same floor as torch's `normalize`, against dividing by zero.
-        let norms = means.sqr()?.sum_keepdim(1)?.sqrt()?.maximum(1e-12)?;
-        means.broadcast_div(&norms)?.to_vec2()
+        let pooled = match self.spec.pooling {
+            Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
+            Pooling::Mean => {
+                // (count, 1, width) × (count, width, 384) sums each text's token vectors in one
+                // matrix product, skipping the padding whose mask is 0.
+                let mask = mask.unsqueeze(1)?;
+                let sums = mask.matmul(&hidden)?.squeeze(1)?;
+                let lengths = mask.sum(2)?; // (count, 1); at least 2, for [CLS] and [SEP]
+                sums.broadcast_div(&lengths)?
+            }
+        };
+        unit(&pooled)?.to_vec2()
     }
 }
 
-fn load_error(file: &Path, message: impl std::fmt::Display) -> EmbedError {
-    EmbedError::Load {
-        file: file.to_path_buf(),
-        message: message.to_string(),
-    }
+/// Each row scaled to unit length, with torch's `normalize` floor against dividing by zero.
+fn unit(rows: &Tensor) -> candle_core::Result<Tensor> {
+    let norms = rows.sqr()?.sum_keepdim(1)?.sqrt()?.maximum(1e-12)?;
+    rows.broadcast_div(&norms)
 }
 
 #[cfg(test)]
@@ -246,7 +157,7 @@ mod tests {
                  (scripts/test fetches them and sets it)"
             )
         });
-        Embedder::load(Path::new(&dir)).expect("the test model loads")
+        Embedder::load_model(Path::new(&dir), &catalog::MINILM).expect("the test model loads")
     });
 
     fn cosine(a: &[f32], b: &[f32]) -> f32 {
@@ -268,17 +179,26 @@ mod tests {
         assert_send_sync::<Embedder>();
     }
 
+    /// A models folder with an empty folder for `spec`.
+    fn models_folder(spec: &Spec) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let own = dir.path().join(spec.name);
+        std::fs::create_dir(&own).unwrap();
+        (dir, own)
+    }
+
     #[rstest]
     fn load_names_the_missing_file(#[values(0, 1, 2)] missing: usize) {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, own) = models_folder(&catalog::E5_SMALL);
         for (i, file) in FILES.iter().enumerate() {
             if i != missing {
-                std::fs::write(dir.path().join(file), "").unwrap();
+                std::fs::write(own.join(file), "").unwrap();
             }
         }
-        assert!(!Embedder::present(dir.path()));
-        match Embedder::load(dir.path()) {
-            Err(error @ EmbedError::Missing { file, .. }) => {
+        assert!(!bert::present(&own));
+        match Embedder::load_model(dir.path(), &catalog::E5_SMALL) {
+            Err(error @ EmbedError::Missing { file, model, .. }) => {
+                assert_eq!(model, "e5-small-v2");
                 assert_eq!(file, FILES[missing]);
                 let message = error.to_string();
                 assert!(message.contains(FILES[missing]), "{message}");
@@ -292,22 +212,22 @@ mod tests {
 
     #[test]
     fn present_checks_files_without_reading_them() {
-        let dir = tempfile::tempdir().unwrap();
-        assert!(!Embedder::present(dir.path()));
+        let (_dir, own) = models_folder(&catalog::MINILM);
+        assert!(!bert::present(&own));
         for file in FILES {
-            std::fs::write(dir.path().join(file), "").unwrap();
+            std::fs::write(own.join(file), "").unwrap();
         }
-        assert!(Embedder::present(dir.path()));
+        assert!(bert::present(&own));
     }
 
     #[test]
     fn load_reports_an_unreadable_file_as_load() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, own) = models_folder(&catalog::BGE_SMALL);
         for file in FILES {
-            std::fs::write(dir.path().join(file), "not a model").unwrap();
+            std::fs::write(own.join(file), "not a model").unwrap();
         }
-        match Embedder::load(dir.path()) {
-            Err(EmbedError::Load { file, .. }) => assert_eq!(file, dir.path().join("config.json")),
+        match Embedder::load_model(dir.path(), &catalog::BGE_SMALL) {
+            Err(EmbedError::Load { file, .. }) => assert_eq!(file, own.join("config.json")),
             Err(other) => panic!("expected Load, got {other}"),
             Ok(_) => panic!("expected Load, the files are not a model"),
         }
@@ -351,6 +271,52 @@ mod tests {
             assert_eq!(expected.len(), DIMENSIONS, "fixture vector for {text:?}");
             assert_unit(actual);
             let similarity = cosine(expected, actual);
+            assert!(similarity >= 0.9999, "cosine {similarity} for {text:?}");
+        }
+    }
+
+    /// e5-small-v2 and bge-small-en-v1.5 against vectors computed independently (a numpy BERT
+    /// forward pass in float64, `scripts/model-fixtures`), each sentence a query or a stored
+    /// text, given without its prefix: the model's conventions are what is checked as much as
+    /// its weights.
+    #[rstest]
+    #[case::e5(&catalog::E5_SMALL, "e5-small-v2-reference.json")]
+    #[case::bge(&catalog::BGE_SMALL, "bge-small-en-v1.5-reference.json")]
+    #[ignore = "needs the model files: scripts/test fetches them and sets ALETHEIA_TEST_MODEL_DIR"]
+    fn each_model_matches_its_reference_with_its_own_conventions(
+        #[case] spec: &'static Spec,
+        #[case] fixture: &str,
+    ) {
+        let dir = std::env::var_os("ALETHEIA_TEST_MODEL_DIR").expect("ALETHEIA_TEST_MODEL_DIR");
+        let embedder = Embedder::load_model(Path::new(&dir), spec).expect("the model loads");
+        assert_eq!(embedder.name(), spec.name);
+        let path = format!(
+            "{}/fixtures/embeddings/{fixture}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let fixture: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let sentences = fixture["sentences"].as_array().expect("a sentences array");
+        assert!(sentences.len() >= 4);
+        for s in sentences {
+            let text = s["text"].as_str().expect("a text");
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "the reference vectors are compared as f32s"
+            )]
+            let expected: Vec<f32> = s["vector"]
+                .as_array()
+                .expect("a vector")
+                .iter()
+                .map(|x| x.as_f64().expect("a number") as f32)
+                .collect();
+            let actual = match s["role"].as_str() {
+                Some("query") => embedder.embed_query(text).unwrap(),
+                Some("passage") => embedder.embed(&[text]).unwrap().remove(0),
+                other => panic!("unknown role {other:?}"),
+            };
+            assert_unit(&actual);
+            let similarity = cosine(&expected, &actual);
             assert!(similarity >= 0.9999, "cosine {similarity} for {text:?}");
         }
     }

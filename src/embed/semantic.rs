@@ -7,16 +7,26 @@
 //! search, so vectors written by another process (`aletheia index`) are seen at once.
 
 use super::model::{DIMENSIONS, EmbedError, Embedder};
+use super::rerank::Reranker;
 use crate::model::{Kind, MemoryType};
 use crate::store::vectors::VectorScope;
 use crate::store::{Storage, StoreError};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// The model and this process's copy of the stored vectors.
+/// The models and this process's copy of the stored vectors.
 pub struct Semantic {
     embedder: Arc<Embedder>,
+    reranker: Option<Reranker>,
     index: Mutex<VectorIndex>,
+}
+
+/// What a search by meaning found: the nearest memories, best first, and the cosine of each
+/// memory asked about by id that has a vector (whether or not it is among the nearest).
+#[derive(Debug, Default)]
+pub struct Meaning {
+    pub nearest: Vec<(i64, f32)>,
+    pub cosines: HashMap<i64, f32>,
 }
 
 /// The vectors held in memory, in write order.
@@ -47,35 +57,72 @@ pub enum SemanticError {
 }
 
 impl Semantic {
-    pub fn new(embedder: Arc<Embedder>) -> Semantic {
+    pub fn new(embedder: Arc<Embedder>, reranker: Option<Reranker>) -> Semantic {
         Semantic {
             embedder,
+            reranker,
             index: Mutex::new(VectorIndex::default()),
         }
     }
 
-    /// The `k` memories nearest to `query` (cosine, best first) within `scope`.
-    pub fn nearest(
+    /// The chosen sentence model and re-ranker from the models folder `dir`; the re-ranker only
+    /// if its files are there (searches are then fused but not re-ranked).
+    pub fn load(dir: &std::path::Path) -> Result<Semantic, EmbedError> {
+        let embedder = Arc::new(Embedder::load(dir)?);
+        let reranker = if Reranker::present(dir) {
+            Reranker::load(dir)?
+        } else {
+            None
+        };
+        Ok(Semantic::new(embedder, reranker))
+    }
+
+    /// The sentence model, for the indexer that shares it.
+    pub fn embedder(&self) -> &Arc<Embedder> {
+        &self.embedder
+    }
+
+    /// Whether results are re-ranked.
+    pub fn reranks(&self) -> bool {
+        self.reranker.is_some()
+    }
+
+    /// The `k` memories nearest to `query` (cosine, best first) within `scope`, and the cosine
+    /// of each memory of `also` that has a vector.
+    pub fn meaning(
         &self,
         store: &dyn Storage,
         query: &str,
         scope: &VectorScope<'_>,
         k: usize,
-    ) -> Result<Vec<(i64, f32)>, SemanticError> {
-        let q = self
-            .embedder
-            .embed(&[query])?
-            .pop()
-            .unwrap_or_else(|| vec![0.0; DIMENSIONS]);
+        also: &[i64],
+    ) -> Result<Meaning, SemanticError> {
+        let q = self.embedder.embed_query(query)?;
         let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
-        index.refresh(store)?;
-        Ok(index.nearest(&q, scope, k))
+        index.refresh(store, self.embedder.name())?;
+        Ok(Meaning {
+            nearest: index.nearest(&q, scope, k),
+            cosines: also
+                .iter()
+                .filter_map(|id| Some((*id, index.cosine(&q, *id)?)))
+                .collect(),
+        })
+    }
+
+    /// The re-ranker's score of each passage for `query`, in order; `None` without one.
+    pub fn rerank(
+        &self,
+        query: &str,
+        passages: &[&str],
+    ) -> Option<Result<Vec<f32>, SemanticError>> {
+        let reranker = self.reranker.as_ref()?;
+        Some(reranker.score(query, passages).map_err(SemanticError::from))
     }
 }
 
 impl VectorIndex {
-    fn refresh(&mut self, store: &dyn Storage) -> Result<(), StoreError> {
-        for v in store.vectors_since(self.seq)? {
+    fn refresh(&mut self, store: &dyn Storage, model: &str) -> Result<(), StoreError> {
+        for v in store.vectors_since(model, self.seq)? {
             self.seq = self.seq.max(v.seq);
             if v.values.len() != DIMENSIONS {
                 continue;
@@ -116,8 +163,7 @@ impl VectorIndex {
             if wanted.is_some_and(|p| self.projects[i] != p) || !self.within(i, scope) {
                 continue;
             }
-            let dot: f32 = row.iter().zip(q).map(|(a, b)| *a as f32 * b).sum();
-            let score = dot * self.scales[i];
+            let score = dot(row, q) * self.scales[i];
             if best.len() < k || score > worst {
                 best.push((score, i));
                 if best.len() > k {
@@ -134,6 +180,13 @@ impl VectorIndex {
         best.into_iter().map(|(s, i)| (self.ids[i], s)).collect()
     }
 
+    /// The cosine between `q` and memory `id`'s vector, if it has one.
+    fn cosine(&self, q: &[f32], id: i64) -> Option<f32> {
+        let &i = self.slot.get(&id)?;
+        let row = &self.values[i * DIMENSIONS..(i + 1) * DIMENSIONS];
+        Some(dot(row, q) * self.scales[i])
+    }
+
     /// Whether vector `i`'s memory passes the scope's kind, type and dates.
     fn within(&self, i: usize, scope: &VectorScope<'_>) -> bool {
         let (kind, mtype, created_at) = self.traits[i];
@@ -142,6 +195,10 @@ impl VectorIndex {
             && scope.since.is_none_or(|s| created_at >= s)
             && scope.until.is_none_or(|u| created_at < u)
     }
+}
+
+fn dot(row: &[i8], q: &[f32]) -> f32 {
+    row.iter().zip(q).map(|(a, b)| f32::from(*a) * b).sum()
 }
 
 #[cfg(test)]

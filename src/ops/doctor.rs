@@ -573,7 +573,9 @@ fn check_semantic(paths: &Paths, store: Option<&dyn Storage>, r: &mut Report) {
     let s = &mut r.semantic;
     s.model_dir = paths.model_dir();
     s.model_present = crate::embed::model::Embedder::present(&s.model_dir);
-    s.without_vector = store.and_then(|st| st.count_without_vector().ok());
+    s.without_vector = crate::embed::catalog::sentence_model()
+        .ok()
+        .and_then(|model| store.and_then(|st| st.count_without_vector(model.name).ok()));
     let detail = match (s.model_present, s.without_vector) {
         (false, _) => format!(
             "off: no model in {}, so search uses words alone",

@@ -233,10 +233,20 @@ pub fn search(store: &dyn Storage, q: &SearchQuery) -> Result<SearchResult, Stor
 /// fairly high, still reaches the first page.
 const FUSE_DEPTH: usize = 50;
 
-/// The words' share of a fused score; meaning has the rest. Measured on LoCoMo (turn level,
-/// categories 1-4, hit@5): words alone 0.592, meaning alone 0.403, reciprocal rank fusion 0.536,
-/// this combination at 0.5 0.584 and at 0.7 0.598 (hit@10 0.702 against 0.678 for words alone).
-const WORDS_WEIGHT: f64 = 0.7;
+/// The words' share of a fused score; meaning has the rest. Both rankings' scores are turned
+/// into z-scores first (see [`fuse`]).
+const WORDS_WEIGHT: f64 = 0.3;
+
+/// How many of the fused results the re-ranker reads. Each costs a pass of the cross-encoder.
+const RERANK_DEPTH: usize = 20;
+
+/// The re-ranker's share of a re-ranked result's score; the fused score has the rest, both as
+/// z-scores over the results re-ranked.
+const RERANK_WEIGHT: f64 = 0.6;
+
+/// The most of a memory's text the re-ranker reads: its cap of 256 tokens, query included, is
+/// a thousand characters or so of prose.
+const RERANK_CHARS: usize = 1_200;
 
 /// [`hybrid`] when the model is loaded, else the words alone: what every search by a person or
 /// an agent runs.
@@ -251,9 +261,10 @@ pub fn ranked(
     }
 }
 
-/// Search by words and by meaning, and fuse the two (`fuse`). Only a relevance search by words,
-/// within its first hundred results, fuses; by date, by file and raw FTS5 queries are the
-/// keyword search's alone. A memory without a vector is still found by its words.
+/// Search by words and by meaning, fuse the two (`fuse`), and re-rank the best of them when a
+/// re-ranker is loaded (`rerank`). Only a relevance search by words, within its first hundred
+/// results, fuses; by date, by file and raw FTS5 queries are the keyword search's alone. A
+/// memory without a vector is still found by its words.
 pub fn hybrid(
     store: &dyn Storage,
     q: &SearchQuery,
@@ -284,7 +295,8 @@ pub fn hybrid(
     )?;
     // If the model fails on this text, the words alone answer, as without a model. The search's
     // filters narrow the neighbours before they are taken, so that a narrow filter still gets
-    // its own; `passes` checks each memory again as it is now (a dismissal since).
+    // its own; `passes` checks each memory again as it is now (a dismissal since). Each memory
+    // the words found gets its cosine too, nearest or not, so that fusing weighs both.
     let scope = crate::store::vectors::VectorScope {
         project: q.project.as_deref(),
         mtype: q.mtype,
@@ -292,27 +304,43 @@ pub fn hybrid(
         since: q.since,
         until: q.until,
     };
-    let nearest = semantic
-        .nearest(store, text, &scope, 2 * depth)
+    let word_ids: Vec<i64> = words.hits.iter().map(|h| h.memory.id).collect();
+    let found = semantic
+        .meaning(store, text, &scope, 2 * depth, &word_ids)
         .unwrap_or_default();
-    let ids: Vec<i64> = nearest.iter().map(|n| n.0).collect();
-    let rows = store.get_many(&ids)?;
-    let mut by_id: std::collections::HashMap<i64, Memory> = rows
+    let ids: Vec<i64> = found
+        .nearest
+        .iter()
+        .map(|n| n.0)
+        .filter(|id| !word_ids.contains(id))
+        .collect();
+    let mut by_id: std::collections::HashMap<i64, Memory> = store
+        .get_many(&ids)?
         .into_iter()
         .filter(|m| passes(m, q))
         .map(|m| (m.id, m))
-        .collect();
-    let meaning: Vec<(i64, f64)> = nearest
-        .iter()
-        .filter(|n| by_id.contains_key(&n.0))
-        .take(depth)
-        .map(|n| (n.0, n.1 as f64))
         .collect();
     let kscores: Vec<(i64, f64)> = words.hits.iter().map(|h| (h.memory.id, h.score)).collect();
     for h in words.hits.drain(..) {
         by_id.insert(h.memory.id, h.memory);
     }
-    let fused = fuse(&kscores, &meaning);
+    let meaning: Vec<(i64, f64)> = found
+        .nearest
+        .iter()
+        .filter(|n| by_id.contains_key(&n.0))
+        .take(depth)
+        .map(|n| (n.0, f64::from(n.1)))
+        .collect();
+    let cosines: std::collections::HashMap<i64, f64> = found
+        .cosines
+        .iter()
+        .map(|(id, c)| (*id, f64::from(*c)))
+        .chain(meaning.iter().copied())
+        .collect();
+    let mut fused = fuse(&kscores, &meaning, &cosines);
+    if q.offset < RERANK_DEPTH {
+        rerank(semantic, text, &mut fused, &by_id);
+    }
     words.hits = fused
         .into_iter()
         .skip(q.offset)
@@ -340,27 +368,132 @@ fn passes(m: &Memory, q: &SearchQuery) -> bool {
         && q.until.is_none_or(|u| m.created_at < u)
 }
 
-/// Fuse the word ranking (adjusted BM25, best first) with the meaning ranking (cosines): each
-/// memory scores `WORDS_WEIGHT` × its BM25 over the best one's, plus the rest × its cosine (0
-/// where a ranking did not find it; a negative cosine counts as 0). A calibrated sum rather than
-/// reciprocal rank fusion: rank fusion gives both rankings the same say, and on conversation
-/// turns this model's ranking is much weaker than the words' (see `WORDS_WEIGHT`), so it diluted
-/// them; scaled scores keep the words in charge and let meaning lift what they rank low or miss.
+/// Each score's distance from the scores' mean, in standard deviations. Scores that are all
+/// alike (or a single one) are all 0: they tell the results apart not at all.
+fn z_scores(scores: &[f64]) -> Vec<f64> {
+    let n = scores.len() as f64;
+    let mean = scores.iter().sum::<f64>() / n.max(1.0);
+    let spread = (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n.max(1.0)).sqrt();
+    scores
+        .iter()
+        .map(|s| {
+            if spread > 1e-9 {
+                (s - mean) / spread
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// Fuse the word ranking (adjusted BM25, best first) with the meaning ranking (the nearest by
+/// cosine, best first), given every candidate's cosine where it has a vector. The words'
+/// scores become z-scores over the word list, the cosines z-scores over every candidate, and a
+/// memory scores `WORDS_WEIGHT` × its words' z plus the rest × its meaning's z. A memory the
+/// words did not find takes the words' lowest z (its BM25 is at most the last one's), and one
+/// without a vector meaning's lowest (0 when there are none).
+///
+/// Z-scores rather than each score over the best: a stronger model's cosines sit in a narrow
+/// band (0.75 to 0.85, say), so scaled by the best they barely differ, and the words, which
+/// spread from 1 down to near 0, would decide alone. Measured on LoCoMo with e5-small-v2, that
+/// was the difference between fusing helping and fusing hurting (see `docs/benchmarks.md`).
 /// Best first; a tie goes to the word ranking's order, then the meaning ranking's.
-fn fuse(words: &[(i64, f64)], meaning: &[(i64, f64)]) -> Vec<(i64, f64)> {
-    let top = words.first().map_or(1.0, |w| w.1.max(f64::MIN_POSITIVE));
-    let mut score: std::collections::HashMap<i64, (f64, usize)> = std::collections::HashMap::new();
-    for (order, (id, bm25)) in words.iter().enumerate() {
-        score.insert(*id, (WORDS_WEIGHT * bm25 / top, order));
+fn fuse(
+    words: &[(i64, f64)],
+    meaning: &[(i64, f64)],
+    cosines: &std::collections::HashMap<i64, f64>,
+) -> Vec<(i64, f64)> {
+    let mut order: Vec<i64> = words.iter().map(|w| w.0).collect();
+    for (id, _) in meaning {
+        if !order.contains(id) {
+            order.push(*id);
+        }
     }
-    for (order, (id, cosine)) in meaning.iter().enumerate() {
-        let entry = score.entry(*id).or_insert((0.0, words.len() + order));
-        entry.0 += (1.0 - WORDS_WEIGHT) * cosine.max(0.0);
-    }
-    let mut out: Vec<(i64, f64, usize)> =
-        score.into_iter().map(|(id, (s, o))| (id, s, o)).collect();
+    let word_z = z_scores(&words.iter().map(|w| w.1).collect::<Vec<_>>());
+    let word_of: std::collections::HashMap<i64, f64> = words
+        .iter()
+        .map(|w| w.0)
+        .zip(word_z.iter().copied())
+        .collect();
+    let word_floor = word_z.iter().copied().fold(0.0, f64::min);
+    // Meaning's z-scores are over every candidate with a vector, from either list: what is
+    // close is judged against the whole pool the words and the meaning brought.
+    let with_vector: Vec<i64> = order
+        .iter()
+        .copied()
+        .filter(|id| cosines.contains_key(id))
+        .collect();
+    let meaning_z = z_scores(&with_vector.iter().map(|id| cosines[id]).collect::<Vec<_>>());
+    let meaning_of: std::collections::HashMap<i64, f64> = with_vector
+        .into_iter()
+        .zip(meaning_z.iter().copied())
+        .collect();
+    let meaning_floor = meaning_z.iter().copied().fold(0.0, f64::min);
+    let mut out: Vec<(i64, f64, usize)> = order
+        .into_iter()
+        .enumerate()
+        .map(|(rank, id)| {
+            let w = word_of.get(&id).copied().unwrap_or(word_floor);
+            let m = meaning_of.get(&id).copied().unwrap_or(meaning_floor);
+            (id, WORDS_WEIGHT * w + (1.0 - WORDS_WEIGHT) * m, rank)
+        })
+        .collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
     out.into_iter().map(|(id, s, _)| (id, s)).collect()
+}
+
+/// Re-order the first [`RERANK_DEPTH`] of `fused` by the re-ranker, mixed with their fused
+/// scores (both as z-scores over those results, `RERANK_WEIGHT` to the re-ranker); the rest
+/// keep their order below them, their scores shifted under the last re-ranked one so that
+/// scores still fall down the list. Without a re-ranker, or if it fails, nothing changes.
+fn rerank(
+    semantic: &crate::embed::semantic::Semantic,
+    query: &str,
+    fused: &mut [(i64, f64)],
+    memories: &std::collections::HashMap<i64, Memory>,
+) {
+    let head = fused.len().min(RERANK_DEPTH);
+    if head < 2 {
+        return;
+    }
+    let passages: Vec<String> = fused[..head]
+        .iter()
+        .map(|(id, _)| memories.get(id).map(passage).unwrap_or_default())
+        .collect();
+    let refs: Vec<&str> = passages.iter().map(String::as_str).collect();
+    let Some(Ok(scores)) = semantic.rerank(query, &refs) else {
+        return;
+    };
+    let judged = z_scores(&scores.iter().map(|s| f64::from(*s)).collect::<Vec<_>>());
+    let first = z_scores(&fused[..head].iter().map(|f| f.1).collect::<Vec<_>>());
+    let mut top: Vec<(i64, f64, usize)> = fused[..head]
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| {
+            let mixed = RERANK_WEIGHT * judged[i] + (1.0 - RERANK_WEIGHT) * first[i];
+            (*id, mixed, i)
+        })
+        .collect();
+    top.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+    let floor = top.last().map_or(0.0, |t| t.1);
+    let below = fused.get(head).map_or(floor, |f| f.1);
+    for (slot, (id, score, _)) in fused.iter_mut().zip(top) {
+        *slot = (id, score);
+    }
+    for slot in &mut fused[head..] {
+        slot.1 = slot.1 - below + floor - 1.0;
+    }
+}
+
+/// What the re-ranker reads of a memory: its title, unless the text starts with it, then the
+/// text, cut to what the model reads.
+fn passage(m: &Memory) -> String {
+    let body = if m.text.starts_with(m.title.trim_end_matches('…')) {
+        m.text.clone()
+    } else {
+        format!("{}\n{}", m.title, m.text)
+    };
+    crate::model::cut_chars(&body, RERANK_CHARS)
 }
 
 /// Why a search found nothing, in words a user can act on.
@@ -386,17 +519,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fusion_keeps_the_words_in_charge_and_lets_meaning_lift() {
-        // By words: 1 (best), 4, 7. By meaning: 7 (close), 9 (close), 4 (far).
+    fn fusion_weighs_both_rankings_by_their_spread() {
+        // By words: 1 (best by far), 4, 7. By meaning: 7, 9 and 4, close together.
         let words = [(1, 10.0), (4, 6.0), (7, 5.0)];
-        let meaning = [(7, 0.9), (9, 0.8), (4, -0.2)];
-        let fused: Vec<i64> = fuse(&words, &meaning).iter().map(|f| f.0).collect();
-        // 1: 0.7; 7: 0.35 + 0.27 = 0.62; 4: 0.42; 9: 0.24.
-        assert_eq!(fused, vec![1, 7, 4, 9]);
+        let meaning = [(7, 0.84), (9, 0.83), (4, 0.80)];
+        let mut cosines: std::collections::HashMap<i64, f64> = meaning.iter().copied().collect();
+        cosines.insert(1, 0.70);
+        let fused: Vec<i64> = fuse(&words, &meaning, &cosines)
+            .iter()
+            .map(|f| f.0)
+            .collect();
+        // Meaning's narrow band still counts: 7 leads both lists' tails, and 1, far from the
+        // query in meaning (below meaning's whole list), drops under memories both find.
+        assert_eq!(fused, vec![7, 9, 4, 1]);
         // Without meaning the word order stands; without words, meaning's.
-        let alone: Vec<i64> = fuse(&words, &[]).iter().map(|f| f.0).collect();
+        let alone: Vec<i64> = fuse(&words, &[], &std::collections::HashMap::new())
+            .iter()
+            .map(|f| f.0)
+            .collect();
         assert_eq!(alone, vec![1, 4, 7]);
-        let meaning_only: Vec<i64> = fuse(&[], &meaning).iter().map(|f| f.0).collect();
+        let meaning_only: Vec<i64> = fuse(&[], &meaning, &cosines).iter().map(|f| f.0).collect();
         assert_eq!(meaning_only, vec![7, 9, 4]);
+    }
+
+    #[test]
+    fn a_memory_only_one_ranking_found_takes_the_other_s_lowest() {
+        // 3 has no vector: it takes meaning's lowest z, so words alone keep it above nothing.
+        let words = [(3, 9.0), (5, 1.0)];
+        let meaning = [(5, 0.9), (8, 0.1)];
+        let cosines: std::collections::HashMap<i64, f64> = meaning.iter().copied().collect();
+        let fused = fuse(&words, &meaning, &cosines);
+        let ids: Vec<i64> = fused.iter().map(|f| f.0).collect();
+        // 5: 0.3 x -1 + 0.7 x 1 = 0.4; 3: 0.3 x 1 + 0.7 x -1 = -0.4; 8: 0.3 x -1 + 0.7 x -1.
+        assert_eq!(ids, vec![5, 3, 8]);
+        assert!((fused[0].1 - 0.4).abs() < 1e-9, "{fused:?}");
+        assert!((fused[2].1 + 1.0).abs() < 1e-9, "{fused:?}");
+    }
+
+    #[test]
+    fn z_scores_of_alike_scores_are_zero() {
+        assert_eq!(z_scores(&[2.0, 2.0]), vec![0.0, 0.0]);
+        assert_eq!(z_scores(&[5.0]), vec![0.0]);
+        let z = z_scores(&[1.0, 3.0]);
+        assert!((z[0] + 1.0).abs() < 1e-12 && (z[1] - 1.0).abs() < 1e-12);
     }
 }

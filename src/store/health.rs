@@ -81,7 +81,7 @@ mod tests {
         assert_eq!(s.quick_check().unwrap(), "ok");
         assert!(s.search_index_consistent().unwrap());
         assert!(s.last_captures().unwrap().is_empty());
-        assert_eq!(s.count_without_vector().unwrap(), 0);
+        assert_eq!(s.count_without_vector("m").unwrap(), 0);
     }
 
     #[test]
@@ -97,6 +97,6 @@ mod tests {
         assert!(!s.search_index_consistent().unwrap());
         s.rebuild_search_index().unwrap();
         assert!(s.search_index_consistent().unwrap());
-        assert_eq!(s.count_without_vector().unwrap(), 1);
+        assert_eq!(s.count_without_vector("m").unwrap(), 1);
     }
 }

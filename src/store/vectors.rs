@@ -63,16 +63,23 @@ pub fn quantise(v: &[f32]) -> (f32, Vec<i8>) {
     )
 }
 
-/// Memories with an id above `after` that have no vector yet, in id order: the text to embed
-/// for each, title then text. Dismissed memories get one too, so that a restored memory is
-/// found by meaning at once and a caller can keep `after` as a watermark: ids only grow.
-fn missing(conn: &Connection, after: i64, limit: usize) -> rusqlite::Result<Vec<(i64, String)>> {
+/// Memories with an id above `after` that have no vector of `model` yet (none, or one another
+/// model made), in id order: the text to embed for each, title then text. Dismissed memories
+/// get one too, so that a restored memory is found by meaning at once and a caller can keep
+/// `after` as a watermark: ids only grow.
+fn missing(
+    conn: &Connection,
+    model: &str,
+    after: i64,
+    limit: usize,
+) -> rusqlite::Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT m.id, m.title, m.text FROM memories m
-         WHERE m.id > ?1 AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)
+         WHERE m.id > ?1 AND NOT EXISTS
+             (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?3)
          ORDER BY m.id LIMIT ?2",
     )?;
-    stmt.query_map([after, sql_int(limit)], |r| {
+    stmt.query_map(params![after, sql_int(limit), model], |r| {
         let title: String = r.get(1)?;
         let text: String = r.get(2)?;
         // The title is usually the text's beginning; repeating it would weigh it twice.
@@ -88,12 +95,13 @@ fn missing(conn: &Connection, after: i64, limit: usize) -> rusqlite::Result<Vec<
     .collect()
 }
 
-/// How many memories have no vector yet.
-fn count_missing(conn: &Connection) -> rusqlite::Result<u64> {
+/// How many memories have no vector of `model` yet.
+fn count_missing(conn: &Connection, model: &str) -> rusqlite::Result<u64> {
     conn.query_row(
         "SELECT count(*) FROM memories m
-         WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)",
-        [],
+         WHERE NOT EXISTS
+             (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?1)",
+        [model],
         |r| r.get::<_, i64>(0),
     )
     .map(count)
@@ -115,14 +123,14 @@ fn put(tx: &Transaction<'_>, model: &str, vectors: &[(i64, Vec<f32>)]) -> rusqli
     Ok(stored)
 }
 
-/// Every vector written after `seq`, with its memory's project, in write order.
-fn since(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<StoredVector>> {
+/// Every vector of `model` written after `seq`, with its memory's project, in write order.
+fn since(conn: &Connection, model: &str, seq: i64) -> rusqlite::Result<Vec<StoredVector>> {
     let mut stmt = conn.prepare_cached(
         "SELECT v.seq, v.memory_id, m.project, v.scale, v.vector, m.kind, m.type, m.created_at
          FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
-         WHERE v.seq > ?1 ORDER BY v.seq",
+         WHERE v.seq > ?1 AND v.model = ?2 ORDER BY v.seq",
     )?;
-    stmt.query_map([seq], |r| {
+    stmt.query_map(params![seq, model], |r| {
         let bytes: Vec<u8> = r.get(4)?;
         Ok(StoredVector {
             seq: r.get(0)?,
@@ -139,24 +147,25 @@ fn since(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<StoredVector>> {
 }
 
 impl Store {
-    /// Up to `limit` memories with an id above `after` that have no vector yet, in id order,
-    /// each with the text to embed (see [`missing`]).
+    /// Up to `limit` memories with an id above `after` that have no vector of `model` yet, in
+    /// id order, each with the text to embed (see [`missing`]).
     pub fn memories_without_vector(
         &self,
+        model: &str,
         after: i64,
         limit: usize,
     ) -> Result<Vec<(i64, String)>, StoreError> {
-        missing(&self.conn, after, limit).map_err(|e| self.err(e))
+        missing(&self.conn, model, after, limit).map_err(|e| self.err(e))
     }
 
-    /// How many memories have no vector yet.
-    pub fn count_without_vector(&self) -> Result<u64, StoreError> {
-        count_missing(&self.conn).map_err(|e| self.err(e))
+    /// How many memories have no vector of `model` yet.
+    pub fn count_without_vector(&self, model: &str) -> Result<u64, StoreError> {
+        count_missing(&self.conn, model).map_err(|e| self.err(e))
     }
 
-    /// Every vector written after `seq`, with its memory's project, in write order.
-    pub fn vectors_since(&self, seq: i64) -> Result<Vec<StoredVector>, StoreError> {
-        since(&self.conn, seq).map_err(|e| self.err(e))
+    /// Every vector of `model` written after `seq`, with its memory's project, in write order.
+    pub fn vectors_since(&self, model: &str, seq: i64) -> Result<Vec<StoredVector>, StoreError> {
+        since(&self.conn, model, seq).map_err(|e| self.err(e))
     }
 
     /// Store vectors of `model` for memories in one transaction, replacing any earlier one of
@@ -207,7 +216,7 @@ mod tests {
             crate::store::OpenOptions::INTERACTIVE,
         )
         .unwrap();
-        let conn_rows = |store: &crate::store::Store| since(store.conn(), 0).unwrap();
+        let conn_rows = |store: &crate::store::Store| since(store.conn(), "m", 0).unwrap();
         store
             .write(|tx| {
                 for (i, text) in ["kept", "changed", "deleted"].iter().enumerate() {
@@ -235,7 +244,12 @@ mod tests {
             vec![1],
             "the changed and the deleted memory lost their vectors"
         );
-        assert_eq!(missing(store.conn(), 0, 10).unwrap().len(), 1);
+        assert_eq!(missing(store.conn(), "m", 0, 10).unwrap().len(), 1);
+        assert_eq!(
+            missing(store.conn(), "other", 0, 10).unwrap().len(),
+            2,
+            "another model's vector counts as none"
+        );
         store
             .write(|tx| put(tx, "m", &[(2, vec![0.5; 384])]))
             .unwrap();

@@ -396,16 +396,17 @@ contract! {
 
     /// Sentence vectors for semantic search.
     pub trait Vectors {
-        /// Memories after `after` without a vector, with their text.
+        /// Memories after `after` without a vector of `model`, with their text.
         fn memories_without_vector(
             &self,
+            model: &str,
             after: i64,
             limit: usize,
         ) -> Result<Vec<(i64, String)>, StoreError>;
-        /// How many memories lack a vector.
-        fn count_without_vector(&self) -> Result<u64, StoreError>;
-        /// Vectors stored after `seq`, for an index to catch up.
-        fn vectors_since(&self, seq: i64) -> Result<Vec<StoredVector>, StoreError>;
+        /// How many memories lack a vector of `model`.
+        fn count_without_vector(&self, model: &str) -> Result<u64, StoreError>;
+        /// Vectors of `model` stored after `seq`, for an index to catch up.
+        fn vectors_since(&self, model: &str, seq: i64) -> Result<Vec<StoredVector>, StoreError>;
         /// Store vectors made by `model`; how many.
         fn put_vectors(&mut self, model: &str, vectors: &[(i64, Vec<f32>)])
         -> Result<usize, StoreError>;

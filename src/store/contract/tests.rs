@@ -254,14 +254,21 @@ fn vectors_are_read_back_after_their_sequence(s: &mut dyn Storage) {
         .insert(&memory("shop", "deploys", "deploys go through staging", 2))
         .unwrap()
         .id;
-    assert_eq!(s.count_without_vector().unwrap(), 2);
+    assert_eq!(s.count_without_vector("m").unwrap(), 2);
     assert_eq!(s.put_vectors("m", &[(a, vec![0.6, 0.8])]).unwrap(), 1);
-    assert_eq!(s.count_without_vector().unwrap(), 1);
-    let missing = s.memories_without_vector(0, 10).unwrap();
+    assert_eq!(s.count_without_vector("m").unwrap(), 1);
+    let missing = s.memories_without_vector("m", 0, 10).unwrap();
     assert_eq!(missing.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [b]);
-    let stored = s.vectors_since(0).unwrap();
+    let stored = s.vectors_since("m", 0).unwrap();
     assert_eq!(stored.len(), 1);
-    assert!(s.vectors_since(stored[0].seq).unwrap().is_empty());
+    assert!(s.vectors_since("m", stored[0].seq).unwrap().is_empty());
+    // Another model's vectors are neither read nor count as this one's: a switch of model
+    // gives every memory a vector of the new one.
+    assert!(s.vectors_since("other", 0).unwrap().is_empty());
+    assert_eq!(s.count_without_vector("other").unwrap(), 2);
+    assert_eq!(s.put_vectors("other", &[(a, vec![0.8, 0.6])]).unwrap(), 1);
+    assert_eq!(s.count_without_vector("m").unwrap(), 2);
+    assert_eq!(s.vectors_since("other", 0).unwrap().len(), 1);
 }
 
 fn a_fresh_store_is_healthy(s: &mut dyn Storage) {

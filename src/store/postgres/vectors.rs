@@ -33,6 +33,7 @@ pub(super) fn stored_scale(s: f64) -> f32 {
 impl Vectors for PgStore {
     fn memories_without_vector(
         &self,
+        model: &str,
         after: i64,
         limit: usize,
     ) -> Result<Vec<(i64, String)>, StoreError> {
@@ -41,9 +42,10 @@ impl Vectors for PgStore {
         let rows = self.with(|c| {
             c.query(
                 "SELECT m.id, m.title, m.text FROM memories m
-                 WHERE m.id > $1 AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)
+                 WHERE m.id > $1 AND NOT EXISTS
+                     (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = $3)
                  ORDER BY m.id LIMIT $2",
-                &[&after, &sql_int(limit)],
+                &[&after, &sql_int(limit), &model],
             )
         })?;
         Ok(rows
@@ -62,24 +64,25 @@ impl Vectors for PgStore {
             .collect())
     }
 
-    fn count_without_vector(&self) -> Result<u64, StoreError> {
+    fn count_without_vector(&self, model: &str) -> Result<u64, StoreError> {
         self.with(|c| {
             c.query_one(
                 "SELECT count(*) FROM memories m
-                 WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)",
-                &[],
+                 WHERE NOT EXISTS
+                     (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = $1)",
+                &[&model],
             )
             .map(|r| count(r.get(0)))
         })
     }
 
-    fn vectors_since(&self, seq: i64) -> Result<Vec<StoredVector>, StoreError> {
+    fn vectors_since(&self, model: &str, seq: i64) -> Result<Vec<StoredVector>, StoreError> {
         let rows = self.with(|c| {
             c.query(
                 "SELECT v.seq, v.memory_id, m.project, v.scale, v.vector, m.kind, m.type, m.created_at
                  FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
-                 WHERE v.seq > $1 ORDER BY v.seq",
-                &[&seq],
+                 WHERE v.seq > $1 AND v.model = $2 ORDER BY v.seq",
+                &[&seq, &model],
             )
         })?;
         Ok(rows
@@ -178,7 +181,7 @@ mod tests {
                 id = i + 1
             ));
         }
-        log.push(format!("{:?}", s.count_without_vector().unwrap()));
+        log.push(format!("{:?}", s.count_without_vector("m").unwrap()));
         let stored = s
             .put_vectors(
                 "m",
@@ -194,15 +197,24 @@ mod tests {
         s.sql("UPDATE memories SET text = 'changed again' WHERE id = 2");
         s.sql("DELETE FROM memories WHERE id = 3");
         let left: Vec<i64> = s
-            .vectors_since(0)
+            .vectors_since("m", 0)
             .unwrap()
             .iter()
             .map(|v| v.memory_id)
             .collect();
         log.push(format!("left {left:?}"));
-        log.push(format!("{:?}", s.memories_without_vector(0, 10).unwrap()));
-        log.push(format!("{:?}", s.memories_without_vector(2, 10).unwrap()));
-        log.push(format!("{:?}", s.memories_without_vector(0, 1).unwrap()));
+        log.push(format!(
+            "{:?}",
+            s.memories_without_vector("m", 0, 10).unwrap()
+        ));
+        log.push(format!(
+            "{:?}",
+            s.memories_without_vector("m", 2, 10).unwrap()
+        ));
+        log.push(format!(
+            "{:?}",
+            s.memories_without_vector("m", 0, 1).unwrap()
+        ));
         let stored = s
             .put_vectors(
                 "m",
@@ -214,7 +226,7 @@ mod tests {
             )
             .unwrap();
         log.push(format!("stored {stored}"));
-        for v in s.vectors_since(0).unwrap() {
+        for v in s.vectors_since("m", 0).unwrap() {
             log.push(format!(
                 "seq {} memory {} {} scale {} {:?}",
                 v.seq,
@@ -224,12 +236,12 @@ mod tests {
                 &v.values[..2]
             ));
         }
-        let first = s.vectors_since(0).unwrap()[0].seq;
+        let first = s.vectors_since("m", 0).unwrap()[0].seq;
         log.push(format!(
             "after {first}: {}",
-            s.vectors_since(first).unwrap().len()
+            s.vectors_since("m", first).unwrap().len()
         ));
-        log.push(format!("{:?}", s.count_without_vector().unwrap()));
+        log.push(format!("{:?}", s.count_without_vector("m").unwrap()));
         log
     }
 
