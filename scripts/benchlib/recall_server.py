@@ -18,13 +18,20 @@ semantic=True the model comes from ALETHEIA_MODEL_DIR (required), every memory g
 the semantic index is ready. Without it ALETHEIA_MODEL_DIR is left out of the server's
 environment, and health must say "off", so a words-only run can never be hybrid by accident.
 Any other variable in os.environ (ALETHEIA_MODEL, ...) passes through to the binary.
+
+Two variables make repeated runs cheap, for comparing settings: ALETHEIA_RECALL_BIN runs that
+binary instead of building one, and ALETHEIA_RECALL_CACHE keeps each store (its memories, and
+its vectors of the model in use) in a folder there named by a hash of the records and the
+model, so the next run with the same ones imports and indexes nothing.
 """
-import json, os, re, shutil, subprocess, tempfile, threading, time, urllib.parse, urllib.request
+import hashlib, json, os, re, shutil, subprocess, tempfile, threading, time, urllib.parse, urllib.request
 
 
 def build(root):
     """Build the release binary in `root` (as the benchmarks always have) and return its path,
     under CARGO_TARGET_DIR when that is set."""
+    if os.environ.get("ALETHEIA_RECALL_BIN"):
+        return os.environ["ALETHEIA_RECALL_BIN"]
     subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "aletheia"], cwd=root, check=True)
     target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "target")
     return os.path.join(os.path.abspath(os.path.join(root, target)), "release", "aletheia")
@@ -41,7 +48,16 @@ class Recall:
     # -- setup ---------------------------------------------------------------------------------
 
     def __enter__(self):
-        self.work = tempfile.mkdtemp(prefix="aletheia-recall-")
+        cache = os.environ.get("ALETHEIA_RECALL_CACHE")
+        self.kept = None
+        if cache:
+            key = hashlib.sha256(json.dumps(self.records, sort_keys=True).encode()).hexdigest()[:16]
+            model = os.environ.get("ALETHEIA_MODEL", "default") if self.semantic else "words"
+            self.kept = os.path.join(cache, f"{key}-{model}")
+            os.makedirs(self.kept, exist_ok=True)
+            self.work = self.kept
+        else:
+            self.work = tempfile.mkdtemp(prefix="aletheia-recall-")
         env = dict(os.environ, ALETHEIA_DATA_DIR=self.work, ALETHEIA_LOG=os.environ.get("ALETHEIA_LOG", "warn"))
         if self.semantic:
             if not os.environ.get("ALETHEIA_MODEL_DIR"):
@@ -63,12 +79,17 @@ class Recall:
 
     def _import(self):
         t = time.monotonic()
+        done = os.path.join(self.work, "imported")
+        if self.kept and os.path.exists(done):
+            return
         path = os.path.join(self.work, "memories.jsonl")
         with open(path, "w") as f:
             for r in self.records:
                 f.write(json.dumps(r) + "\n")
         subprocess.run([self.bin, "import", path], env=self.env, check=True, stdout=subprocess.DEVNULL)
         os.remove(path)
+        if self.kept:
+            open(done, "w").close()
         self.timings["import_s"] = time.monotonic() - t
 
     def _start(self):
@@ -141,5 +162,6 @@ class Recall:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        shutil.rmtree(self.work, ignore_errors=True)
+        if not self.kept:
+            shutil.rmtree(self.work, ignore_errors=True)
         return False

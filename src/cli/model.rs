@@ -1,17 +1,20 @@
-//! `aletheia model fetch`: download the local embedding model that semantic search uses.
+//! `aletheia model fetch`: download the local models that semantic search uses.
 
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
-    /// Download all-MiniLM-L6-v2 (about 90 MB) from its public home, checked by sha256.
+    /// Download the sentence model ALETHEIA_MODEL names (all-MiniLM-L6-v2 unless set) and the
+    /// re-ranker ALETHEIA_RERANKER names (ms-marco-MiniLM-L-12-v2 unless off), about 90 to 130 MB
+    /// each, from their public home.
     Fetch(FetchArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct FetchArgs {
-    /// The folder to fill (default: ALETHEIA_MODEL_DIR, else model/ in the data directory).
+    /// The models folder to fill, one subfolder per model (default: ALETHEIA_MODEL_DIR, else
+    /// model/ in the data directory).
     #[arg(long)]
     pub dir: Option<PathBuf>,
 }
@@ -20,36 +23,55 @@ pub struct FetchArgs {
 pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
     use super::print;
     use crate::config::Paths;
-    use crate::embed::fetch;
+    use crate::embed::{catalog, fetch};
     use std::io::IsTerminal;
     match cmd {
         ModelCommand::Fetch(a) => {
             let dir = a.dir.unwrap_or_else(|| Paths::from_env().model_dir());
-            let url = std::env::var("ALETHEIA_MODEL_URL")
+            let mut wanted = vec![catalog::sentence_model().map_err(anyhow::Error::msg)?];
+            wanted.extend(catalog::reranker().map_err(anyhow::Error::msg)?);
+            // A mirror serves each model in a folder of its name.
+            let mirror = std::env::var("ALETHEIA_MODEL_URL")
                 .ok()
-                .filter(|u| !u.trim().is_empty())
-                .unwrap_or_else(|| fetch::DEFAULT_URL.to_owned());
+                .filter(|u| !u.trim().is_empty());
             let progress = std::io::stderr().is_terminal() && !json;
-            let got = fetch::fetch(&dir, &url, progress)?;
+            let mut done = Vec::new();
+            for spec in wanted {
+                let url = match &mirror {
+                    Some(base) => format!("{}/{}/", base.trim_end_matches('/'), spec.name),
+                    None => spec.home.to_owned(),
+                };
+                let got = fetch::fetch(&catalog::folder(&dir, spec), spec, &url, progress)?;
+                done.push((spec.name, got));
+            }
             if json {
-                print::json(&serde_json::json!({
-                    "dir": got.dir,
-                    "downloaded": got.downloaded,
-                    "already_present": got.already_present,
-                    "bytes": got.bytes,
-                }))?;
+                let models: Vec<serde_json::Value> = done
+                    .iter()
+                    .map(|(name, got)| {
+                        serde_json::json!({
+                            "model": name,
+                            "dir": got.dir,
+                            "downloaded": got.downloaded,
+                            "already_present": got.already_present,
+                            "bytes": got.bytes,
+                        })
+                    })
+                    .collect();
+                print::json(&serde_json::json!({ "dir": dir, "models": models }))?;
                 return Ok(());
             }
             let mut out = print::Printer::stdout();
-            for f in &got.downloaded {
-                out.line(&format!("downloaded {f}"))?;
-            }
-            for f in &got.already_present {
-                out.line(&format!("already present {f}"))?;
+            for (name, got) in &done {
+                for f in &got.downloaded {
+                    out.line(&format!("{name}: downloaded {f}"))?;
+                }
+                for f in &got.already_present {
+                    out.line(&format!("{name}: already present {f}"))?;
+                }
             }
             out.line(&format!(
-                "The model is in {}. Run `aletheia index` to give your memories vectors.",
-                got.dir.display()
+                "The models are in {}. Run `aletheia index` to give your memories vectors.",
+                dir.display()
             ))?;
             Ok(out.flush()?)
         }

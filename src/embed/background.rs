@@ -5,6 +5,11 @@
 //! client initialises, and until it has, searches use words alone. Then the thread gives every
 //! memory without a vector one, and looks again every few seconds for memories the hooks have
 //! added since. Its own store connection keeps its writes off the request thread's.
+//!
+//! The model's arithmetic runs on rayon's threads. The indexer gets a pool of its own, as many
+//! threads as the requests' pool, each at a lower scheduling priority (nice 10): alone it has
+//! every core, and while a search embeds or re-ranks, the kernel gives the search's threads
+//! nearly all of the CPU, so a backlog of thousands of memories does not slow searches much.
 
 use super::index;
 use super::model::Embedder;
@@ -77,6 +82,18 @@ fn run(
     };
     let embedder = Arc::clone(semantic.embedder());
     let _ = ready.set(semantic);
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(rayon::current_num_threads())
+        .thread_name(|i| format!("aletheia-index-{i}"))
+        .start_handler(|_| lower_priority())
+        .build()
+    {
+        Ok(pool) => pool,
+        Err(e) => {
+            eprintln!("aletheia: indexing is off: {e}");
+            return;
+        }
+    };
     // Most passes look only at memories added since the last (ids grow); every `FULL_PASS`-th
     // looks at all of them, for a memory whose text changed (it lost its vector) or an id
     // reused after the newest memory was deleted.
@@ -87,7 +104,10 @@ fn run(
         }
         let pause = match open() {
             Ok(mut store) => {
-                match index::index_missing(store.as_mut(), &embedder, &mut after, |_| {}) {
+                let indexed = pool.install(|| {
+                    index::index_missing(store.as_mut(), &embedder, &mut after, |_| {})
+                });
+                match indexed {
                     Ok(_) => IDLE,
                     Err(e) => {
                         eprintln!("aletheia: indexing paused: {e}");
@@ -98,5 +118,17 @@ fn run(
             Err(_) => AFTER_FAILURE,
         };
         std::thread::sleep(pause);
+    }
+}
+
+/// Make the calling thread yield the CPU to the process's other threads. Best effort: where it
+/// cannot be done, indexing merely competes with searches as an equal.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority reads its three integer arguments and touches no memory of ours. On
+    // Linux a thread id given as PRIO_PROCESS names that one thread, so only it is lowered.
+    unsafe {
+        let thread = libc::id_t::try_from(libc::gettid()).unwrap_or(0);
+        libc::setpriority(libc::PRIO_PROCESS, thread, 10);
     }
 }

@@ -1,15 +1,17 @@
-//! Downloading the embedding model into a folder: what `aletheia model fetch` runs.
+//! Downloading a model into a folder: what `aletheia model fetch` runs.
 //!
-//! Semantic recall needs all-MiniLM-L6-v2 on disk (see [`super::model`]), and at about 90 MB it
-//! is too large to build into the binary, so a user fetches it once from its public home on
-//! Hugging Face. A mirror, or a test server, can stand in by passing another base URL.
+//! Semantic recall needs its models on disk (see [`super::catalog`]), and at 90 to 130 MB each
+//! they are too large to build into the binary, so a user fetches them once from their public
+//! home on Hugging Face. A mirror, or a test server, can stand in by passing another base URL.
 //!
 //! What keeps the folder trustworthy:
 //!
-//! - The weights are pinned by sha256, so what gets loaded is exactly the model whose vectors the
-//!   tests check, whatever the URL serves. The tokenizer and configuration are only required to
-//!   parse as JSON: upstream may reformat them or add fields without changing the model, and a
-//!   copy that does not fit fails loudly when the model is loaded.
+//! - Weights whose sha256 the catalogue pins are checked against it, so what gets loaded is
+//!   exactly the model whose vectors the tests check, whatever the URL serves. Weights without a
+//!   pin must at least be a whole safetensors file (its header parses), and a copy that does not
+//!   fit the model fails loudly when it is loaded. The tokenizer and configuration are only
+//!   required to parse as JSON: upstream may reformat them or add fields without changing the
+//!   model.
 //! - Each file is written under a temporary name in the same folder, checked, flushed to disk,
 //!   then renamed into place, so an interrupted fetch never leaves a half file under its final
 //!   name for a later load to trip over, and a file that fails its check is never renamed.
@@ -23,16 +25,13 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sha2::{Digest, Sha256};
 
+use super::catalog::Spec;
 use super::model::FILES;
 
-/// Where the model's files are published; a file's name is appended to it.
-pub const DEFAULT_URL: &str =
-    "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main/";
-
-/// sha256 of the one `model.safetensors` whose output the tests pin down.
-pub const MODEL_SHA256: &str = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db";
-
 const WEIGHTS: &str = "model.safetensors";
+
+/// The largest safetensors header believed: the real ones are tens of kilobytes.
+const MAX_HEADER: u64 = 16 << 20;
 
 /// A host that has not answered in this long is unreachable rather than slow.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -56,11 +55,12 @@ pub enum FetchError {
     /// The server could not be reached, or the connection broke during the download.
     #[error(
         "cannot download {url}: {cause}; check the network, set ALETHEIA_MODEL_URL to a mirror, \
-         or copy {} from all-MiniLM-L6-v2 by hand into {}",
+         or copy {} from {model} by hand into {}",
         FILES.join(", "),
         dir.display()
     )]
     Network {
+        model: &'static str,
         url: String,
         cause: String,
         dir: PathBuf,
@@ -68,11 +68,12 @@ pub enum FetchError {
     /// The server answered, but not with the file.
     #[error(
         "{url} answered HTTP {status}; set ALETHEIA_MODEL_URL to a mirror that serves the model's \
-         files, or copy {} from all-MiniLM-L6-v2 by hand into {}",
+         files, or copy {} from {model} by hand into {}",
         FILES.join(", "),
         dir.display()
     )]
     Status {
+        model: &'static str,
         url: String,
         status: u16,
         dir: PathBuf,
@@ -80,9 +81,10 @@ pub enum FetchError {
     /// The weights downloaded are not the pinned model.
     #[error(
         "{file} from {url} has sha256 {got}, expected {expected}; the download was removed: set \
-         ALETHEIA_MODEL_URL to a source that serves all-MiniLM-L6-v2 unchanged"
+         ALETHEIA_MODEL_URL to a source that serves {model} unchanged"
     )]
     Checksum {
+        model: &'static str,
         file: &'static str,
         url: String,
         expected: &'static str,
@@ -91,12 +93,23 @@ pub enum FetchError {
     /// A JSON file downloaded does not parse.
     #[error(
         "{file} from {url} is not valid JSON ({cause}); the download was removed: set \
-         ALETHEIA_MODEL_URL to a source that serves all-MiniLM-L6-v2"
+         ALETHEIA_MODEL_URL to a source that serves {model}"
     )]
     NotJson {
+        model: &'static str,
         file: &'static str,
         url: String,
         cause: String,
+    },
+    /// Weights downloaded without a pinned hash are not a safetensors file.
+    #[error(
+        "{file} from {url} is not a safetensors file; the download was removed: set \
+         ALETHEIA_MODEL_URL to a source that serves {model}"
+    )]
+    NotSafetensors {
+        model: &'static str,
+        file: &'static str,
+        url: String,
     },
     /// The model folder or a file in it could not be created, read or written.
     #[error(
@@ -120,17 +133,23 @@ pub struct Fetched {
     pub bytes: u64,
 }
 
-/// Make `dir` hold the model's [`FILES`], downloading from `base_url` (a file's name is appended;
-/// normally [`DEFAULT_URL`]) those that are missing or invalid.
+/// Make `dir` hold model `spec`'s [`FILES`], downloading from `base_url` (a file's name is
+/// appended; normally the model's home) those that are missing or invalid.
 ///
 /// `progress`: show a progress bar on stderr while downloading (the CLI passes whether stderr is
 /// a terminal).
-pub fn fetch(dir: &Path, base_url: &str, progress: bool) -> Result<Fetched, FetchError> {
+pub fn fetch(
+    dir: &Path,
+    spec: &'static Spec,
+    base_url: &str,
+    progress: bool,
+) -> Result<Fetched, FetchError> {
     fetch_checked(
         dir,
+        spec.name,
         base_url,
         progress,
-        &FILES.map(|file| (file, check_for(file))),
+        &FILES.map(|file| (file, check_for(spec, file))),
     )
 }
 
@@ -138,20 +157,22 @@ pub fn fetch(dir: &Path, base_url: &str, progress: bool) -> Result<Fetched, Fetc
 #[derive(Debug, Clone, Copy)]
 enum Check {
     Sha256(&'static str),
+    Safetensors,
     Json,
 }
 
-fn check_for(file: &str) -> Check {
-    if file == WEIGHTS {
-        Check::Sha256(MODEL_SHA256)
-    } else {
-        Check::Json
+fn check_for(spec: &Spec, file: &str) -> Check {
+    match (file == WEIGHTS, spec.weights_sha256) {
+        (true, Some(hash)) => Check::Sha256(hash),
+        (true, None) => Check::Safetensors,
+        (false, _) => Check::Json,
     }
 }
 
 /// [`fetch`] with the checks as a parameter, so the tests can pin small files of their own.
 fn fetch_checked(
     dir: &Path,
+    model: &'static str,
     base_url: &str,
     progress: bool,
     files: &[(&'static str, Check)],
@@ -174,7 +195,7 @@ fn fetch_checked(
             continue;
         }
         let url = url_of(base_url, file);
-        fetched.bytes += download(&agent, dir, file, &url, check, progress)?;
+        fetched.bytes += download(&agent, dir, model, file, &url, check, progress)?;
         fetched.downloaded.push(file);
     }
     Ok(fetched)
@@ -217,20 +238,44 @@ fn is_valid(path: &Path, check: Check) -> Result<bool, FetchError> {
                 .map_err(io_at(path))?;
             Ok(hex(&hasher.finalize()) == expected)
         }
+        Check::Safetensors => Ok(is_safetensors(file)),
         Check::Json => Ok(json_error(file).is_none()),
     }
 }
 
+/// Whether `file` starts as a safetensors file does: the header's length in 8 bytes, little
+/// endian, then that many bytes of a JSON object, all within the file.
+fn is_safetensors(mut file: File) -> bool {
+    let mut length = [0u8; 8];
+    if file.read_exact(&mut length).is_err() {
+        return false;
+    }
+    let length = u64::from_le_bytes(length);
+    let size = file.metadata().map_or(0, |m| m.len());
+    if length == 0 || length > MAX_HEADER || length + 8 > size {
+        return false;
+    }
+    let mut header = vec![0u8; usize::try_from(length).unwrap_or(0)];
+    file.read_exact(&mut header).is_ok()
+        && serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&header).is_ok()
+}
+
 /// Download one file into `dir` through a temporary file; returns the bytes downloaded.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "each is one fact of the one download; a struct would only rename them"
+)]
 fn download(
     agent: &ureq::Agent,
     dir: &Path,
+    model: &'static str,
     file: &'static str,
     url: &str,
     check: Check,
     progress: bool,
 ) -> Result<u64, FetchError> {
     let network = |cause: String| FetchError::Network {
+        model,
         url: url.to_string(),
         cause,
         dir: dir.to_path_buf(),
@@ -242,6 +287,7 @@ fn download(
     })?;
     if !response.status().is_success() {
         return Err(FetchError::Status {
+            model,
             url: url.to_string(),
             status: response.status().as_u16(),
             dir: dir.to_path_buf(),
@@ -274,6 +320,7 @@ fn download(
             let got = hex(&hasher.finalize());
             if got != expected {
                 return Err(FetchError::Checksum {
+                    model,
                     file,
                     url: url.to_string(),
                     expected,
@@ -281,10 +328,21 @@ fn download(
                 });
             }
         }
+        Check::Safetensors => {
+            let written = File::open(&part.path).map_err(io_at(&part.path))?;
+            if !is_safetensors(written) {
+                return Err(FetchError::NotSafetensors {
+                    model,
+                    file,
+                    url: url.to_string(),
+                });
+            }
+        }
         Check::Json => {
             let written = File::open(&part.path).map_err(io_at(&part.path))?;
             if let Some(cause) = json_error(written) {
                 return Err(FetchError::NotJson {
+                    model,
                     file,
                     url: url.to_string(),
                     cause,
@@ -452,6 +510,7 @@ fn io_at(path: &Path) -> impl FnOnce(io::Error) -> FetchError + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::embed::catalog;
     use std::collections::HashMap;
     use std::io::BufRead;
     use std::net::TcpListener;
@@ -517,7 +576,7 @@ mod tests {
         let pinned: &'static str = Box::leak(pinned.into_boxed_str());
         FILES
             .iter()
-            .map(|&file| match check_for(file) {
+            .map(|&file| match check_for(&catalog::MINILM, file) {
                 Check::Sha256(_) => (file, Check::Sha256(pinned)),
                 check => (file, check),
             })
@@ -543,10 +602,19 @@ mod tests {
 
     #[test]
     fn every_file_has_a_meaningful_check() {
-        for file in FILES {
-            match check_for(file) {
-                Check::Sha256(hash) => assert_eq!((file, hash), (WEIGHTS, MODEL_SHA256)),
-                Check::Json => assert!(file.ends_with(".json"), "{file} is checked as JSON"),
+        for spec in catalog::SENTENCE_MODELS.iter().chain(&catalog::RERANKERS) {
+            for file in FILES {
+                match check_for(spec, file) {
+                    Check::Sha256(hash) => {
+                        assert_eq!(file, WEIGHTS);
+                        assert_eq!(Some(hash), spec.weights_sha256);
+                    }
+                    Check::Safetensors => {
+                        assert_eq!(file, WEIGHTS);
+                        assert!(spec.weights_sha256.is_none());
+                    }
+                    Check::Json => assert!(file.ends_with(".json"), "{file} is checked as JSON"),
+                }
             }
         }
         assert!(FILES.contains(&WEIGHTS));
@@ -556,7 +624,58 @@ mod tests {
     fn url_of_adds_a_missing_slash() {
         assert_eq!(url_of("http://h/m/", "a.json"), "http://h/m/a.json");
         assert_eq!(url_of("http://h/m", "a.json"), "http://h/m/a.json");
-        assert!(url_of(DEFAULT_URL, WEIGHTS).ends_with("/resolve/main/model.safetensors"));
+        assert!(
+            url_of(catalog::E5_SMALL.home, WEIGHTS).ends_with("/resolve/main/model.safetensors")
+        );
+    }
+
+    /// A safetensors file of one tensor, as the format lays it out.
+    fn safetensors_bytes() -> Vec<u8> {
+        let header = br#"{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#;
+        let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+        bytes.extend_from_slice(header);
+        bytes.extend_from_slice(&1f32.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn unpinned_weights_must_be_a_safetensors_file() {
+        let good = safetensors_bytes();
+        let tmp = tempfile::tempdir().unwrap();
+        let checks: Vec<(&'static str, Check)> = FILES
+            .iter()
+            .map(|&file| (file, check_for(&catalog::E5_SMALL, file)))
+            .collect();
+        let html = Server::start(&[
+            (WEIGHTS, b"<html>rate limited</html>".as_slice()),
+            ("tokenizer.json", TOKENIZER),
+            ("config.json", CONFIG),
+        ]);
+        let err = fetch_checked(tmp.path(), "e5-small-v2", &html.base, false, &checks).unwrap_err();
+        assert!(matches!(err, FetchError::NotSafetensors { .. }), "{err}");
+        assert!(err.to_string().contains("e5-small-v2"), "{err}");
+        assert!(!tmp.path().join(WEIGHTS).exists());
+        // A header that claims more than the file holds is a cut-off download.
+        let mut cut = good.clone();
+        cut.truncate(20);
+        let cut_server = Server::start(&[
+            (WEIGHTS, cut.as_slice()),
+            ("tokenizer.json", TOKENIZER),
+            ("config.json", CONFIG),
+        ]);
+        assert!(
+            fetch_checked(tmp.path(), "e5-small-v2", &cut_server.base, false, &checks).is_err()
+        );
+        let server = Server::start(&[
+            (WEIGHTS, good.as_slice()),
+            ("tokenizer.json", TOKENIZER),
+            ("config.json", CONFIG),
+        ]);
+        let fetched =
+            fetch_checked(tmp.path(), "e5-small-v2", &server.base, false, &checks).unwrap();
+        assert_eq!(fetched.downloaded, FILES.to_vec());
+        let again = fetch_checked(tmp.path(), "e5-small-v2", &server.base, false, &checks).unwrap();
+        assert_eq!(again.already_present, FILES.to_vec());
     }
 
     #[test]
@@ -565,7 +684,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("a").join("model");
 
-        let first = fetch_checked(&dir, &server.base, false, &checks()).unwrap();
+        let first = fetch_checked(&dir, "m", &server.base, false, &checks()).unwrap();
         assert_eq!(first.downloaded, FILES.to_vec());
         assert!(first.already_present.is_empty());
         let total = (WEIGHTS_BYTES.len() + TOKENIZER.len() + CONFIG.len()) as u64;
@@ -575,7 +694,7 @@ mod tests {
         assert_eq!(fs::read(dir.join("config.json")).unwrap(), CONFIG);
         assert!(others(&dir).is_empty(), "{:?}", others(&dir));
 
-        let second = fetch_checked(&dir, &server.base, false, &checks()).unwrap();
+        let second = fetch_checked(&dir, "m", &server.base, false, &checks()).unwrap();
         assert!(second.downloaded.is_empty());
         assert_eq!(second.already_present, FILES.to_vec());
         assert_eq!(second.bytes, 0);
@@ -593,7 +712,7 @@ mod tests {
         fs::write(dir.join("tokenizer.json"), b"{\"model\": ").unwrap();
         fs::write(dir.join("config.json"), b"{\"differs\": \"upstream\"}").unwrap();
 
-        let fetched = fetch_checked(dir, &server.base, false, &checks()).unwrap();
+        let fetched = fetch_checked(dir, "m", &server.base, false, &checks()).unwrap();
         assert_eq!(fetched.downloaded, vec![WEIGHTS, "tokenizer.json"]);
         assert_eq!(fetched.already_present, vec!["config.json"]);
         assert_eq!(fs::read(dir.join(WEIGHTS)).unwrap(), WEIGHTS_BYTES);
@@ -615,7 +734,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
 
-        let err = fetch_checked(dir, &server.base, false, &checks()).unwrap_err();
+        let err = fetch_checked(dir, "m", &server.base, false, &checks()).unwrap_err();
         assert!(
             matches!(err, FetchError::Checksum { file: WEIGHTS, .. }),
             "{err}"
@@ -625,7 +744,7 @@ mod tests {
 
         // A present but invalid copy stays as it was: nothing is renamed over it.
         fs::write(dir.join(WEIGHTS), b"old").unwrap();
-        fetch_checked(dir, &server.base, false, &checks()).unwrap_err();
+        fetch_checked(dir, "m", &server.base, false, &checks()).unwrap_err();
         assert_eq!(fs::read(dir.join(WEIGHTS)).unwrap(), b"old");
         assert!(others(dir).is_empty(), "{:?}", others(dir));
     }
@@ -638,7 +757,7 @@ mod tests {
             ("config.json", CONFIG),
         ]);
         let tmp = tempfile::tempdir().unwrap();
-        let err = fetch_checked(tmp.path(), &server.base, false, &checks()).unwrap_err();
+        let err = fetch_checked(tmp.path(), "m", &server.base, false, &checks()).unwrap_err();
         assert!(
             matches!(
                 err,
@@ -657,7 +776,7 @@ mod tests {
     fn http_errors_name_the_url_on_one_line() {
         let server = Server::start(&[]);
         let tmp = tempfile::tempdir().unwrap();
-        let err = fetch(tmp.path(), &server.base, false).unwrap_err();
+        let err = fetch(tmp.path(), &catalog::MINILM, &server.base, false).unwrap_err();
         let url = format!("{}{WEIGHTS}", server.base);
         assert!(
             matches!(&err, FetchError::Status { status: 404, url: u, .. } if *u == url),
@@ -676,7 +795,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("model");
         for base in ["", "huggingface.co/x/", "file:///tmp/model/"] {
-            let err = fetch(&dir, base, false).unwrap_err();
+            let err = fetch(&dir, &catalog::MINILM, base, false).unwrap_err();
             assert!(matches!(err, FetchError::BadUrl(_)), "{base}: {err}");
         }
         assert!(!dir.exists());
@@ -690,7 +809,13 @@ mod tests {
             .unwrap()
             .port();
         let tmp = tempfile::tempdir().unwrap();
-        let err = fetch(tmp.path(), &format!("http://127.0.0.1:{port}"), false).unwrap_err();
+        let err = fetch(
+            tmp.path(),
+            &catalog::MINILM,
+            &format!("http://127.0.0.1:{port}"),
+            false,
+        )
+        .unwrap_err();
         assert!(matches!(err, FetchError::Network { .. }), "{err}");
         let message = err.to_string();
         let url = format!("http://127.0.0.1:{port}/{WEIGHTS}");

@@ -244,6 +244,11 @@ const RERANK_DEPTH: usize = 20;
 /// z-scores over the results re-ranked.
 const RERANK_WEIGHT: f64 = 0.6;
 
+/// The re-ranker's scores are logits (the log-odds that a memory answers the query), so a gap
+/// of a small fraction of one means it cannot tell the two apart: its z-scores are taken over
+/// a spread of at least this much, and such a gap leaves the first stage's order alone.
+const RERANK_LEAST_SPREAD: f64 = 1.0;
+
 /// The most of a memory's text the re-ranker reads: its cap of 256 tokens, query included, is
 /// a thousand characters or so of prose.
 const RERANK_CHARS: usize = 1_200;
@@ -371,9 +376,18 @@ fn passes(m: &Memory, q: &SearchQuery) -> bool {
 /// Each score's distance from the scores' mean, in standard deviations. Scores that are all
 /// alike (or a single one) are all 0: they tell the results apart not at all.
 fn z_scores(scores: &[f64]) -> Vec<f64> {
+    z_scores_over(scores, 0.0)
+}
+
+/// [`z_scores`] with the spread taken as at least `least`: for a score on a scale of its own,
+/// so that differences too small to mean anything on that scale stay small instead of being
+/// stretched to a standard deviation.
+fn z_scores_over(scores: &[f64], least: f64) -> Vec<f64> {
     let n = scores.len() as f64;
     let mean = scores.iter().sum::<f64>() / n.max(1.0);
-    let spread = (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n.max(1.0)).sqrt();
+    let spread = (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n.max(1.0))
+        .sqrt()
+        .max(least);
     scores
         .iter()
         .map(|s| {
@@ -464,7 +478,10 @@ fn rerank(
     let Some(Ok(scores)) = semantic.rerank(query, &refs) else {
         return;
     };
-    let judged = z_scores(&scores.iter().map(|s| f64::from(*s)).collect::<Vec<_>>());
+    let judged = z_scores_over(
+        &scores.iter().map(|s| f64::from(*s)).collect::<Vec<_>>(),
+        RERANK_LEAST_SPREAD,
+    );
     let first = z_scores(&fused[..head].iter().map(|f| f.1).collect::<Vec<_>>());
     let mut top: Vec<(i64, f64, usize)> = fused[..head]
         .iter()
@@ -554,6 +571,15 @@ mod tests {
         assert_eq!(ids, vec![5, 3, 8]);
         assert!((fused[0].1 - 0.4).abs() < 1e-9, "{fused:?}");
         assert!((fused[2].1 + 1.0).abs() < 1e-9, "{fused:?}");
+    }
+
+    #[test]
+    fn a_spread_floor_keeps_tiny_gaps_tiny() {
+        let z = z_scores_over(&[-11.152, -11.150], 1.0);
+        assert!(z[0].abs() < 0.01 && z[1].abs() < 0.01, "{z:?}");
+        // A gap wider than the floor is measured by its own spread.
+        let z = z_scores_over(&[-5.0, 5.0], 1.0);
+        assert!((z[0] + 1.0).abs() < 1e-12 && (z[1] - 1.0).abs() < 1e-12);
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub fn document() -> Value {
         "/v1/health".into(),
         json!({ "get": {
             "operationId": "get_health",
-            "summary": "Whether the store answers; the version, the schema, the worker and the semantic index.",
+            "summary": "Whether the store answers; the version, the schema, the worker, the semantic index and the re-ranker.",
             "responses": responses(200),
         } }),
     );

@@ -433,12 +433,12 @@ async fn event(state: &Arc<State>, body: Bytes) -> Response {
 async fn health(state: &Arc<State>) -> Response {
     let st = Arc::clone(state);
     let worker = st.extraction_name.clone();
-    let semantic = if st.semantic_ready() {
-        "ready"
+    let (semantic, reranker) = if st.semantic_ready() {
+        ("ready", if st.reranks() { "ready" } else { "off" })
     } else if st.semantic_present() {
-        "loading"
+        ("loading", "loading")
     } else {
-        "off"
+        ("off", "off")
     };
     let caller = st.caller("api");
     let out = st
@@ -456,6 +456,7 @@ async fn health(state: &Arc<State>) -> Response {
             "memories": memories,
             "worker": worker,
             "semantic_index": semantic,
+            "reranker": reranker,
         }))
         .into_response(),
         Err(e) => ApiError::from(e).into_response(),

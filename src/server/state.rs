@@ -96,6 +96,14 @@ impl State {
             .is_some_and(|b| b.semantic().is_some())
     }
 
+    /// Whether the loaded models re-rank search results (false while loading).
+    pub fn reranks(&self) -> bool {
+        self.background
+            .as_ref()
+            .and_then(|b| b.semantic())
+            .is_some_and(|s| s.reranks())
+    }
+
     /// Whether the model is there at all (loading or loaded).
     pub fn semantic_present(&self) -> bool {
         self.background.is_some()

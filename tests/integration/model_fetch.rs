@@ -1,8 +1,9 @@
 //! `aletheia model fetch`, run as the real binary against a real HTTP server on 127.0.0.1.
 //!
-//! The model's public home is out of reach for the test suite, so a small server thread here
-//! serves the files, the way a mirror named by ALETHEIA_MODEL_URL would. The tests that need the
-//! real weights (their sha256 is pinned) read them from ALETHEIA_TEST_MODEL_DIR.
+//! The models' public home is out of reach for the test suite, so a small server thread here
+//! serves the files, the way a mirror named by ALETHEIA_MODEL_URL would: each model in a folder
+//! of its name. The tests that need the real weights (all-MiniLM-L6-v2's sha256 is pinned) read
+//! them from ALETHEIA_TEST_MODEL_DIR, one subfolder per model.
 
 #![cfg(feature = "semantic")]
 
@@ -15,6 +16,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use aletheia::embed::model::{Embedder, FILES};
+
+/// The models a default fetch gets: the sentence model and the re-ranker.
+const MODELS: [&str; 2] = ["all-MiniLM-L6-v2", "ms-marco-MiniLM-L-12-v2"];
+const MINILM: &str = MODELS[0];
 use support::Env;
 
 const NEEDS_MODEL: &str =
@@ -66,15 +71,17 @@ impl Server {
         Server { url, hits }
     }
 
-    /// Serves the real model files.
+    /// Serves the real model files, each model in a folder of its name.
     fn real() -> Server {
         let dir = real_model_dir();
-        Server::start(
-            FILES
-                .iter()
-                .map(|&file| (file, std::fs::read(dir.join(file)).unwrap()))
-                .collect(),
-        )
+        let mut files = Vec::new();
+        for model in MODELS {
+            for file in FILES {
+                let name: &'static str = Box::leak(format!("{model}/{file}").into_boxed_str());
+                files.push((name, std::fs::read(dir.join(model).join(file)).unwrap()));
+            }
+        }
+        Server::start(files)
     }
 
     fn hits(&self, name: &str) -> usize {
@@ -128,21 +135,31 @@ fn listing(dir: &Path) -> Vec<String> {
 fn fetches_the_model_into_an_empty_folder_then_downloads_nothing() {
     let env = Env::new();
     let server = Server::real();
-    let dir = env.dir.path().join("models").join("minilm");
+    let dir = env.dir.path().join("models");
 
     let (code, stdout, stderr) = fetch(&env, &server.url, Some(&dir));
     assert_eq!(code, Some(0), "{stderr}");
     let mut expected: Vec<String> = FILES.iter().map(|f| f.to_string()).collect();
     expected.sort();
-    assert_eq!(listing(&dir), expected, "no leftover temporary files");
-    for file in FILES {
-        assert!(
-            std::fs::read(dir.join(file)).unwrap()
-                == std::fs::read(real_model_dir().join(file)).unwrap(),
-            "{file} differs from the served copy"
+    assert_eq!(listing(&dir), MODELS.to_vec(), "a folder per model");
+    for model in MODELS {
+        assert_eq!(
+            listing(&dir.join(model)),
+            expected,
+            "no leftover temporary files"
         );
-        assert!(stdout.contains(file), "{stdout}");
-        assert_eq!(server.hits(file), 1, "{file}");
+        for file in FILES {
+            assert!(
+                std::fs::read(dir.join(model).join(file)).unwrap()
+                    == std::fs::read(real_model_dir().join(model).join(file)).unwrap(),
+                "{model}/{file} differs from the served copy"
+            );
+            assert!(
+                stdout.contains(&format!("{model}: downloaded {file}")),
+                "{stdout}"
+            );
+            assert_eq!(server.hits(&format!("{model}/{file}")), 1, "{model}/{file}");
+        }
     }
     let last = stdout.lines().last().unwrap_or_default();
     assert!(last.contains(&dir.display().to_string()), "{stdout}");
@@ -151,13 +168,8 @@ fn fetches_the_model_into_an_empty_folder_then_downloads_nothing() {
     let (code, _, stderr) = fetch(&env, &server.url, Some(&dir));
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
-        server.hits("model.safetensors"),
-        1,
-        "the weights were downloaded again"
-    );
-    assert_eq!(
         server.total_hits(),
-        FILES.len(),
+        MODELS.len() * FILES.len(),
         "the second fetch downloaded something"
     );
 }
@@ -168,9 +180,15 @@ fn a_folder_that_already_holds_the_model_is_left_alone() {
     let env = Env::new();
     let server = Server::real();
     let dir = env.data().join("model");
-    std::fs::create_dir_all(&dir).unwrap();
-    for file in FILES {
-        std::fs::copy(real_model_dir().join(file), dir.join(file)).unwrap();
+    for model in MODELS {
+        std::fs::create_dir_all(dir.join(model)).unwrap();
+        for file in FILES {
+            std::fs::copy(
+                real_model_dir().join(model).join(file),
+                dir.join(model).join(file),
+            )
+            .unwrap();
+        }
     }
 
     let (code, stdout, stderr) = fetch(&env, &server.url, None);
@@ -184,13 +202,17 @@ fn a_folder_that_already_holds_the_model_is_left_alone() {
 fn wrong_weights_fail_the_checksum_and_leave_nothing_behind() {
     let env = Env::new();
     let server = Server::start(vec![
-        ("model.safetensors", b"not a model".to_vec()),
-        ("tokenizer.json", b"{}".to_vec()),
-        ("config.json", b"{}".to_vec()),
+        (
+            "all-MiniLM-L6-v2/model.safetensors",
+            b"not a model".to_vec(),
+        ),
+        ("all-MiniLM-L6-v2/tokenizer.json", b"{}".to_vec()),
+        ("all-MiniLM-L6-v2/config.json", b"{}".to_vec()),
     ]);
-    let dir = env.dir.path().join("model");
+    let models = env.dir.path().join("model");
+    let dir = models.join(MINILM);
 
-    let (code, _, stderr) = fetch(&env, &server.url, Some(&dir));
+    let (code, _, stderr) = fetch(&env, &server.url, Some(&models));
     assert_eq!(code, Some(1), "{stderr}");
     assert_one_line_error(&stderr);
     assert!(stderr.contains("sha256"), "{stderr}");
@@ -214,7 +236,7 @@ fn a_404_names_the_url() {
     assert_eq!(code, Some(1), "{stderr}");
     assert_one_line_error(&stderr);
     assert!(
-        stderr.contains(&format!("{}model.safetensors", server.url)),
+        stderr.contains(&format!("{}{MINILM}/model.safetensors", server.url)),
         "{stderr}"
     );
     assert!(stderr.contains("404"), "{stderr}");
@@ -274,4 +296,49 @@ fn the_folder_is_dir_then_aletheia_model_dir_then_the_data_dir() {
     assert_eq!(out.status.code(), Some(1));
     assert!(flag.is_dir());
     assert!(!env.dir.path().join("unused").exists());
+}
+
+/// `ALETHEIA_MODEL` picks the sentence model fetched, into a folder of its name; with the
+/// re-ranker off, nothing else is asked for. A name no model has is one line saying the names.
+#[test]
+fn the_chosen_model_alone_is_fetched_into_its_own_folder() {
+    let header = br#"{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#;
+    let mut weights = (header.len() as u64).to_le_bytes().to_vec();
+    weights.extend_from_slice(header);
+    weights.extend_from_slice(&1f32.to_le_bytes());
+    let server = Server::start(vec![
+        ("e5-small-v2/model.safetensors", weights),
+        ("e5-small-v2/tokenizer.json", b"{}".to_vec()),
+        ("e5-small-v2/config.json", b"{}".to_vec()),
+    ]);
+    let env = Env::new();
+    let dir = env.dir.path().join("models");
+    let out = env
+        .cmd()
+        .args(["model", "fetch", "--dir"])
+        .arg(&dir)
+        .env("ALETHEIA_MODEL_URL", &server.url)
+        .env("ALETHEIA_MODEL", "e5-small-v2")
+        .env("ALETHEIA_RERANKER", "off")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(listing(&dir), ["e5-small-v2"]);
+    assert_eq!(server.total_hits(), FILES.len());
+
+    let out = env
+        .cmd()
+        .args(["model", "fetch", "--dir"])
+        .arg(&dir)
+        .env("ALETHEIA_MODEL_URL", &server.url)
+        .env("ALETHEIA_MODEL", "gpt-9")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_one_line_error(&stderr);
+    assert!(stderr.contains("ALETHEIA_MODEL=gpt-9"), "{stderr}");
+    assert!(stderr.contains("e5-small-v2"), "{stderr}");
+    assert_eq!(server.total_hits(), FILES.len(), "nothing was asked for");
 }

@@ -161,3 +161,60 @@ fn indexing_resumes_after_kill_9() {
         .unwrap();
     assert!(String::from_utf8_lossy(&again.stdout).contains("already has a vector"));
 }
+
+/// The first id of each line of `aletheia search` output, in order.
+fn ids(stdout: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect()
+}
+
+/// Words put two memories that share the question's words first; the fused ranking still
+/// leaves the one answer third; the cross-encoder, reading the question and each memory
+/// together, puts the answer first. With the re-ranker off, the fused order stands.
+#[test]
+#[ignore = "needs the model files: scripts/test fetches them and sets ALETHEIA_TEST_MODEL_DIR"]
+fn the_re_ranker_puts_the_answer_first_where_shared_words_buried_it() {
+    let env = Env::new();
+    for text in [
+        "On staging the cache keeps each entry for ten minutes, then drops it.",
+        "Cached entries live in the staging dashboard, which lists how many entries each service keeps.",
+        "Cached entries and live entries on staging are counted on the dashboard.",
+        "The staging deploy runs every night at 2am from the main branch.",
+    ] {
+        save(&env, text);
+    }
+    env.cmd()
+        .env("ALETHEIA_MODEL_DIR", model_dir())
+        .arg("index")
+        .assert()
+        .success();
+    let question = "how long do cached entries live on staging?";
+    let search = |reranker: &str| {
+        let out = env
+            .cmd()
+            .env("ALETHEIA_MODEL_DIR", model_dir())
+            .env("ALETHEIA_RERANKER", reranker)
+            .args(["search", "--semantic", question])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ids(&out.stdout)
+    };
+    let words = ids(&env
+        .cmd()
+        .args(["search", question])
+        .output()
+        .unwrap()
+        .stdout);
+    assert_eq!(words[2], "#1", "words bury the answer: {words:?}");
+    let fused = search("off");
+    assert_eq!(fused[2], "#1", "fusing alone leaves it third: {fused:?}");
+    let reranked = search("ms-marco-MiniLM-L-12-v2");
+    assert_eq!(reranked, ["#1", "#2", "#3", "#4"]);
+}
