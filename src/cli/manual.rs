@@ -39,11 +39,19 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "ALETHEIA_MODEL_DIR",
-        "The folder holding the embedding model (default: model/ in the data directory).",
+        "The models folder, one folder per model named as the model (default: model/ in the data directory).",
+    ),
+    (
+        "ALETHEIA_MODEL",
+        "The sentence model: all-MiniLM-L6-v2 (the default), e5-small-v2 or bge-small-en-v1.5.",
+    ),
+    (
+        "ALETHEIA_RERANKER",
+        "The cross-encoder that re-ranks the best results: ms-marco-MiniLM-L-12-v2 (the default, when its folder is there) or off.",
     ),
     (
         "ALETHEIA_MODEL_URL",
-        "Where aletheia model fetch downloads from, for a mirror.",
+        "Where aletheia model fetch downloads from, for a mirror that serves each model in a folder of its name.",
     ),
     (
         "ALETHEIA_PROVIDER",
