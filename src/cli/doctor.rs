@@ -197,15 +197,15 @@ fn text(r: &Report) -> String {
         ),
         (true, Some(0)) => say!(
             out,
-            "semantic: on (model in {}); every memory has a vector",
-            s.model_dir.display()
+            "semantic: on ({}); every memory has a vector",
+            models_line(s)
         ),
         (true, Some(n)) => say!(
             out,
-            "semantic: on (model in {}); {n} memories have no vector yet: run `aletheia index` (a running `aletheia mcp` indexes them too)",
-            s.model_dir.display()
+            "semantic: on ({}); {n} memories have no vector yet: run `aletheia index` (a running `aletheia mcp` indexes them too)",
+            models_line(s)
         ),
-        (true, None) => say!(out, "semantic: on (model in {})", s.model_dir.display()),
+        (true, None) => say!(out, "semantic: on ({})", models_line(s)),
     }
     hosts(r, &mut out);
     for n in &r.notes {
@@ -293,5 +293,14 @@ fn hosts(r: &Report, out: &mut String) {
         );
     } else if !idle.is_empty() {
         say!(out, "host:     not connected: {}", idle.join(", "));
+    }
+}
+
+/// Which models run, and from where: "e5-small-v2 in DIR, re-ranked by ms-marco-MiniLM-L-12-v2".
+fn models_line(s: &crate::ops::doctor::SemanticReport) -> String {
+    let model = s.model.unwrap_or("the model");
+    match s.reranker {
+        Some(r) => format!("{model} in {}, re-ranked by {r}", s.model_dir.display()),
+        None => format!("{model} in {}, not re-ranked", s.model_dir.display()),
     }
 }

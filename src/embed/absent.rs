@@ -36,6 +36,20 @@ pub mod model {
     }
 }
 
+pub mod rerank {
+    use std::path::Path;
+
+    /// The re-ranker; none can be loaded in this build.
+    pub struct Reranker;
+
+    impl Reranker {
+        /// False whatever `dir` holds.
+        pub fn present(_dir: &Path) -> bool {
+            false
+        }
+    }
+}
+
 pub mod semantic {
     use super::Never;
     use super::model::{EmbedError, Embedder};

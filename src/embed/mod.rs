@@ -26,4 +26,4 @@ pub mod semantic;
 #[cfg(not(feature = "semantic"))]
 mod absent;
 #[cfg(not(feature = "semantic"))]
-pub use absent::{background, model, semantic};
+pub use absent::{background, model, rerank, semantic};

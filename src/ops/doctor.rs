@@ -191,7 +191,12 @@ impl SpoolReport {
 #[derive(Debug, Default, Serialize)]
 pub struct SemanticReport {
     pub model_dir: PathBuf,
+    /// The sentence model chosen (`ALETHEIA_MODEL`, else the default); `None` when the
+    /// variable names no model.
+    pub model: Option<&'static str>,
     pub model_present: bool,
+    /// The re-ranker that would run: chosen and its files there.
+    pub reranker: Option<&'static str>,
     /// Memories that can be searched but have no vector yet.
     pub without_vector: Option<u64>,
 }
@@ -572,10 +577,21 @@ fn check_spool(paths: &Paths, r: &mut Report) {
 fn check_semantic(paths: &Paths, store: Option<&dyn Storage>, r: &mut Report) {
     let s = &mut r.semantic;
     s.model_dir = paths.model_dir();
+    let chosen = crate::embed::catalog::sentence_model();
+    s.model = chosen.as_ref().ok().map(|m| m.name);
     s.model_present = crate::embed::model::Embedder::present(&s.model_dir);
-    s.without_vector = crate::embed::catalog::sentence_model()
+    s.reranker = crate::embed::catalog::reranker()
         .ok()
-        .and_then(|model| store.and_then(|st| st.count_without_vector(model.name).ok()));
+        .flatten()
+        .filter(|_| crate::embed::rerank::Reranker::present(&s.model_dir))
+        .map(|m| m.name);
+    s.without_vector = s
+        .model
+        .and_then(|model| store.and_then(|st| st.count_without_vector(model).ok()));
+    if let Err(e) = chosen {
+        r.warn("semantic", e, Some("unset it or name one of the models listed".into()));
+        return;
+    }
     let detail = match (s.model_present, s.without_vector) {
         (false, _) => format!(
             "off: no model in {}, so search uses words alone",
