@@ -50,6 +50,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "The cross-encoder that re-ranks the best results: ms-marco-MiniLM-L-12-v2 (the default, when its folder is there) or off.",
     ),
     (
+        "ALETHEIA_RERANK_DEPTH",
+        "How many of a search's best results the re-ranker reads (default 5, at most 50); more finds more and costs more.",
+    ),
+    (
         "ALETHEIA_MODEL_URL",
         "Where aletheia model fetch downloads from, for a mirror that serves each model in a folder of its name.",
     ),

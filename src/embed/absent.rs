@@ -82,6 +82,10 @@ pub mod semantic {
             match self.0 {}
         }
 
+        pub fn rerank_depth(&self) -> usize {
+            match self.0 {}
+        }
+
         pub fn meaning(
             &self,
             _store: &dyn Storage,

@@ -87,8 +87,9 @@ pub const MS_MARCO_L12: Spec = Spec {
     max_tokens: 256,
 };
 
-/// Every sentence model, the default first.
-pub const SENTENCE_MODELS: [&Spec; 3] = [&MINILM, &E5_SMALL, &BGE_SMALL];
+/// Every sentence model, the default first: e5-small-v2 found the most on both recall
+/// benchmarks (see `docs/recall.md`).
+pub const SENTENCE_MODELS: [&Spec; 3] = [&E5_SMALL, &MINILM, &BGE_SMALL];
 
 /// Every re-ranker, the default first.
 pub const RERANKERS: [&Spec; 1] = [&MS_MARCO_L12];
@@ -99,12 +100,56 @@ pub fn sentence_model() -> Result<&'static Spec, String> {
     pick("ALETHEIA_MODEL", wanted.trim(), &SENTENCE_MODELS)
 }
 
+/// [`sentence_model`] for the models folder `dir`: with no model named, a folder that holds
+/// only all-MiniLM-L6-v2 as it was fetched before models could be chosen keeps using it, so
+/// search by meaning goes on working after an upgrade until the user fetches the default.
+pub fn sentence_model_in(dir: &Path) -> Result<&'static Spec, String> {
+    let chosen = sentence_model()?;
+    let named = std::env::var("ALETHEIA_MODEL").is_ok_and(|v| !v.trim().is_empty());
+    let fetched = dir.join(chosen.name).join("model.safetensors").is_file();
+    // `folder` gives the models folder itself only when it holds the old layout.
+    if !named && !fetched && folder(dir, &MINILM) == dir {
+        return Ok(&MINILM);
+    }
+    Ok(chosen)
+}
+
 /// The re-ranker `ALETHEIA_RERANKER` names, else the default; `None` for `off`.
 pub fn reranker() -> Result<Option<&'static Spec>, String> {
     let wanted = std::env::var("ALETHEIA_RERANKER").unwrap_or_default();
     match wanted.trim() {
         "off" | "none" => Ok(None),
         name => pick("ALETHEIA_RERANKER", name, &RERANKERS).map(Some),
+    }
+}
+
+/// How many of a search's best results the re-ranker reads by default. Each pair costs the
+/// cross-encoder 60 to 120 ms on 2 cores, so 5 keeps an MCP search near 300 ms
+/// (`docs/benchmarks.md`); 20 finds more (`docs/recall.md`) at about a second and a half.
+pub const RERANK_DEPTH: usize = 5;
+
+/// The most results the re-ranker may be asked to read: each costs a pass of the cross-encoder.
+const MOST_RERANKED: usize = 50;
+
+/// How many results the re-ranker reads: `ALETHEIA_RERANK_DEPTH`, else [`RERANK_DEPTH`]. More
+/// finds more (docs/recall.md) and costs a pass of the cross-encoder each.
+pub fn rerank_depth() -> Result<usize, String> {
+    depth_from(std::env::var("ALETHEIA_RERANK_DEPTH").ok().as_deref())
+}
+
+fn depth_from(value: Option<&str>) -> Result<usize, String> {
+    match value {
+        Some(v) if !v.trim().is_empty() => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|d| (2..=MOST_RERANKED).contains(d))
+            .ok_or_else(|| {
+                format!(
+                    "ALETHEIA_RERANK_DEPTH={v} is not a count from 2 to {MOST_RERANKED}: set one, or unset it for {RERANK_DEPTH}"
+                )
+            }),
+        _ => Ok(RERANK_DEPTH),
     }
 }
 
@@ -140,7 +185,7 @@ mod tests {
 
     #[test]
     fn a_name_picks_its_model_and_an_unknown_one_lists_the_choices() {
-        assert_eq!(pick("V", "", &SENTENCE_MODELS).unwrap(), &MINILM);
+        assert_eq!(pick("V", "", &SENTENCE_MODELS).unwrap(), &E5_SMALL);
         assert_eq!(
             pick("V", "E5-Small-V2", &SENTENCE_MODELS).unwrap(),
             &E5_SMALL
@@ -162,6 +207,34 @@ mod tests {
         );
         std::fs::create_dir(dir.path().join(MINILM.name)).unwrap();
         assert_eq!(folder(dir.path(), &MINILM), dir.path().join(MINILM.name));
+    }
+
+    #[test]
+    fn an_old_folder_keeps_its_model_until_the_default_is_fetched() {
+        if std::env::var("ALETHEIA_MODEL").is_ok_and(|v| !v.trim().is_empty()) {
+            return; // a model named by the environment is used whatever the folder holds
+        }
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(sentence_model_in(dir.path()).unwrap(), &E5_SMALL);
+        std::fs::write(dir.path().join("model.safetensors"), "").unwrap();
+        assert_eq!(sentence_model_in(dir.path()).unwrap(), &MINILM);
+        std::fs::create_dir(dir.path().join(E5_SMALL.name)).unwrap();
+        std::fs::write(dir.path().join(E5_SMALL.name).join("model.safetensors"), "").unwrap();
+        assert_eq!(sentence_model_in(dir.path()).unwrap(), &E5_SMALL);
+    }
+
+    #[test]
+    fn a_depth_is_a_count_within_bounds_and_anything_else_says_so() {
+        assert_eq!(depth_from(None), Ok(RERANK_DEPTH));
+        assert_eq!(depth_from(Some(" ")), Ok(RERANK_DEPTH));
+        assert_eq!(depth_from(Some("20")), Ok(20));
+        for bad in ["1", "51", "ten", "-3"] {
+            let error = depth_from(Some(bad)).unwrap_err();
+            assert!(
+                error.starts_with(&format!("ALETHEIA_RERANK_DEPTH={bad} ")),
+                "{error}"
+            );
+        }
     }
 
     #[test]

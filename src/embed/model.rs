@@ -42,7 +42,7 @@ impl Embedder {
     /// Load the sentence model `ALETHEIA_MODEL` names (else the default) from the models
     /// folder `dir`.
     pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
-        let spec = catalog::sentence_model().map_err(EmbedError::Choice)?;
+        let spec = catalog::sentence_model_in(dir).map_err(EmbedError::Choice)?;
         Embedder::load_model(dir, spec)
     }
 
@@ -60,7 +60,7 @@ impl Embedder {
 
     /// Whether the models folder `dir` holds the chosen model's files (cheap; no parsing).
     pub fn present(dir: &Path) -> bool {
-        catalog::sentence_model().is_ok_and(|spec| bert::present(&catalog::folder(dir, spec)))
+        catalog::sentence_model_in(dir).is_ok_and(|spec| bert::present(&catalog::folder(dir, spec)))
     }
 
     /// The model's name, stored beside each vector it makes.

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 pub struct Semantic {
     embedder: Arc<Embedder>,
     reranker: Option<Reranker>,
+    rerank_depth: usize,
     index: Mutex<VectorIndex>,
 }
 
@@ -61,6 +62,7 @@ impl Semantic {
         Semantic {
             embedder,
             reranker,
+            rerank_depth: super::catalog::RERANK_DEPTH,
             index: Mutex::new(VectorIndex::default()),
         }
     }
@@ -68,13 +70,22 @@ impl Semantic {
     /// The chosen sentence model and re-ranker from the models folder `dir`; the re-ranker only
     /// if its files are there (searches are then fused but not re-ranked).
     pub fn load(dir: &std::path::Path) -> Result<Semantic, EmbedError> {
+        let depth = super::catalog::rerank_depth().map_err(EmbedError::Choice)?;
         let embedder = Arc::new(Embedder::load(dir)?);
         let reranker = if Reranker::present(dir) {
             Reranker::load(dir)?
         } else {
             None
         };
-        Ok(Semantic::new(embedder, reranker))
+        Ok(Semantic {
+            rerank_depth: depth,
+            ..Semantic::new(embedder, reranker)
+        })
+    }
+
+    /// How many of a search's best results the re-ranker reads (`ALETHEIA_RERANK_DEPTH`).
+    pub fn rerank_depth(&self) -> usize {
+        self.rerank_depth
     }
 
     /// The sentence model, for the indexer that shares it.

@@ -577,7 +577,7 @@ fn check_spool(paths: &Paths, r: &mut Report) {
 fn check_semantic(paths: &Paths, store: Option<&dyn Storage>, r: &mut Report) {
     let s = &mut r.semantic;
     s.model_dir = paths.model_dir();
-    let chosen = crate::embed::catalog::sentence_model();
+    let chosen = crate::embed::catalog::sentence_model_in(&s.model_dir);
     s.model = chosen.as_ref().ok().map(|m| m.name);
     s.model_present = crate::embed::model::Embedder::present(&s.model_dir);
     s.reranker = crate::embed::catalog::reranker()
@@ -589,7 +589,11 @@ fn check_semantic(paths: &Paths, store: Option<&dyn Storage>, r: &mut Report) {
         .model
         .and_then(|model| store.and_then(|st| st.count_without_vector(model).ok()));
     if let Err(e) = chosen {
-        r.warn("semantic", e, Some("unset it or name one of the models listed".into()));
+        r.warn(
+            "semantic",
+            e,
+            Some("unset it or name one of the models listed".into()),
+        );
         return;
     }
     let detail = match (s.model_present, s.without_vector) {

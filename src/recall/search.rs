@@ -237,11 +237,10 @@ const FUSE_DEPTH: usize = 50;
 /// into z-scores first (see [`fuse`]).
 const WORDS_WEIGHT: f64 = 0.3;
 
-/// How many of the fused results the re-ranker reads. Each costs a pass of the cross-encoder.
-const RERANK_DEPTH: usize = 20;
-
 /// The re-ranker's share of a re-ranked result's score; the fused score has the rest, both as
-/// z-scores over the results re-ranked.
+/// z-scores over the results re-ranked. Chosen on LoCoMo and coderecall's tuning set together
+/// (`docs/recall.md`): more helps on LoCoMo's conversation, less on commit messages, and 0.6
+/// gave the best sum of hit@1 and hit@5 over both at the default depth.
 const RERANK_WEIGHT: f64 = 0.6;
 
 /// The re-ranker's scores are logits (the log-odds that a memory answers the query), so a gap
@@ -343,7 +342,7 @@ pub fn hybrid(
         .chain(meaning.iter().copied())
         .collect();
     let mut fused = fuse(&kscores, &meaning, &cosines);
-    if q.offset < RERANK_DEPTH {
+    if q.offset < semantic.rerank_depth() {
         rerank(semantic, text, &mut fused, &by_id);
     }
     words.hits = fused
@@ -456,7 +455,7 @@ fn fuse(
     out.into_iter().map(|(id, s, _)| (id, s)).collect()
 }
 
-/// Re-order the first [`RERANK_DEPTH`] of `fused` by the re-ranker, mixed with their fused
+/// Re-order the first [`crate::embed::semantic::Semantic::rerank_depth`] of `fused` by the re-ranker, mixed with their fused
 /// scores (both as z-scores over those results, `RERANK_WEIGHT` to the re-ranker); the rest
 /// keep their order below them, their scores shifted under the last re-ranked one so that
 /// scores still fall down the list. Without a re-ranker, or if it fails, nothing changes.
@@ -466,7 +465,7 @@ fn rerank(
     fused: &mut [(i64, f64)],
     memories: &std::collections::HashMap<i64, Memory>,
 ) {
-    let head = fused.len().min(RERANK_DEPTH);
+    let head = fused.len().min(semantic.rerank_depth());
     if head < 2 {
         return;
     }

@@ -18,8 +18,8 @@ use std::sync::{Arc, Mutex};
 use aletheia::embed::model::{Embedder, FILES};
 
 /// The models a default fetch gets: the sentence model and the re-ranker.
-const MODELS: [&str; 2] = ["all-MiniLM-L6-v2", "ms-marco-MiniLM-L-12-v2"];
-const MINILM: &str = MODELS[0];
+const MODELS: [&str; 2] = ["e5-small-v2", "ms-marco-MiniLM-L-12-v2"];
+const DEFAULT: &str = MODELS[0];
 use support::Env;
 
 const NEEDS_MODEL: &str =
@@ -101,8 +101,20 @@ fn real_model_dir() -> PathBuf {
 
 /// `aletheia model fetch [--dir DIR]` against `url`; returns (exit code, stdout, stderr).
 fn fetch(env: &Env, url: &str, dir: Option<&Path>) -> (Option<i32>, String, String) {
+    fetch_model(env, url, dir, "")
+}
+
+/// [`fetch`] of sentence model `model` (the default when empty).
+fn fetch_model(
+    env: &Env,
+    url: &str,
+    dir: Option<&Path>,
+    model: &str,
+) -> (Option<i32>, String, String) {
     let mut cmd = env.cmd();
-    cmd.args(["model", "fetch"]).env("ALETHEIA_MODEL_URL", url);
+    cmd.args(["model", "fetch"])
+        .env("ALETHEIA_MODEL_URL", url)
+        .env("ALETHEIA_MODEL", model);
     if let Some(dir) = dir {
         cmd.arg("--dir").arg(dir);
     }
@@ -210,9 +222,9 @@ fn wrong_weights_fail_the_checksum_and_leave_nothing_behind() {
         ("all-MiniLM-L6-v2/config.json", b"{}".to_vec()),
     ]);
     let models = env.dir.path().join("model");
-    let dir = models.join(MINILM);
+    let dir = models.join("all-MiniLM-L6-v2");
 
-    let (code, _, stderr) = fetch(&env, &server.url, Some(&models));
+    let (code, _, stderr) = fetch_model(&env, &server.url, Some(&models), "all-MiniLM-L6-v2");
     assert_eq!(code, Some(1), "{stderr}");
     assert_one_line_error(&stderr);
     assert!(stderr.contains("sha256"), "{stderr}");
@@ -236,7 +248,7 @@ fn a_404_names_the_url() {
     assert_eq!(code, Some(1), "{stderr}");
     assert_one_line_error(&stderr);
     assert!(
-        stderr.contains(&format!("{}{MINILM}/model.safetensors", server.url)),
+        stderr.contains(&format!("{}{DEFAULT}/model.safetensors", server.url)),
         "{stderr}"
     );
     assert!(stderr.contains("404"), "{stderr}");

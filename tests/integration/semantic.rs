@@ -170,12 +170,13 @@ fn ids(stdout: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// Words put two memories that share the question's words first; the fused ranking still
-/// leaves the one answer third; the cross-encoder, reading the question and each memory
-/// together, puts the answer first. With the re-ranker off, the fused order stands.
+/// Words put two memories that share the question's words first and the one answer third;
+/// meaning (e5-small-v2) leaves it third; the cross-encoder, reading the question and each
+/// memory together, lifts it over a memory that only shares its words. With the re-ranker off
+/// the fused order stands.
 #[test]
 #[ignore = "needs the model files: scripts/test fetches them and sets ALETHEIA_TEST_MODEL_DIR"]
-fn the_re_ranker_puts_the_answer_first_where_shared_words_buried_it() {
+fn the_re_ranker_lifts_the_answer_over_memories_that_only_share_its_words() {
     let env = Env::new();
     for text in [
         "On staging the cache keeps each entry for ten minutes, then drops it.",
@@ -185,16 +186,18 @@ fn the_re_ranker_puts_the_answer_first_where_shared_words_buried_it() {
     ] {
         save(&env, text);
     }
-    env.cmd()
-        .env("ALETHEIA_MODEL_DIR", model_dir())
-        .arg("index")
-        .assert()
-        .success();
+    let model = |cmd: &mut assert_cmd::Command| {
+        cmd.env("ALETHEIA_MODEL_DIR", model_dir())
+            .env("ALETHEIA_MODEL", "e5-small-v2");
+    };
+    let mut index = env.cmd();
+    model(&mut index);
+    index.arg("index").assert().success();
     let question = "how long do cached entries live on staging?";
     let search = |reranker: &str| {
-        let out = env
-            .cmd()
-            .env("ALETHEIA_MODEL_DIR", model_dir())
+        let mut cmd = env.cmd();
+        model(&mut cmd);
+        let out = cmd
             .env("ALETHEIA_RERANKER", reranker)
             .args(["search", "--semantic", question])
             .output()
@@ -213,8 +216,28 @@ fn the_re_ranker_puts_the_answer_first_where_shared_words_buried_it() {
         .unwrap()
         .stdout);
     assert_eq!(words[2], "#1", "words bury the answer: {words:?}");
-    let fused = search("off");
-    assert_eq!(fused[2], "#1", "fusing alone leaves it third: {fused:?}");
-    let reranked = search("ms-marco-MiniLM-L-12-v2");
-    assert_eq!(reranked, ["#1", "#2", "#3", "#4"]);
+    assert_eq!(search("off"), ["#2", "#3", "#1", "#4"]);
+    assert_eq!(search("ms-marco-MiniLM-L-12-v2"), ["#2", "#1", "#3", "#4"]);
+}
+
+/// A depth that is not a count within bounds is refused on one line that says what to set,
+/// before any model is loaded.
+#[test]
+fn a_bad_rerank_depth_is_one_line_saying_what_to_set() {
+    let env = Env::new();
+    save(&env, "We store everything in PostgreSQL 16.");
+    let out = env
+        .cmd()
+        .env("ALETHEIA_MODEL_DIR", env.dir.path().join("no-models"))
+        .env("ALETHEIA_RERANK_DEPTH", "500")
+        .args(["search", "--semantic", "database"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("aletheia: ALETHEIA_RERANK_DEPTH=500 is not a count from 2 to 50"),
+        "{stderr}"
+    );
 }
