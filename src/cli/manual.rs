@@ -51,7 +51,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "ALETHEIA_RERANK_DEPTH",
-        "How many of a search's best results the re-ranker reads (default 5, at most 50); more finds more and costs more.",
+        "How many of a search's best results the re-ranker reads (default 4, at most 50); more finds more and costs more.",
     ),
     (
         "ALETHEIA_MODEL_URL",

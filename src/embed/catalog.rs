@@ -124,9 +124,10 @@ pub fn reranker() -> Result<Option<&'static Spec>, String> {
 }
 
 /// How many of a search's best results the re-ranker reads by default. Each pair costs the
-/// cross-encoder 60 to 120 ms on 2 cores, so 5 keeps an MCP search near 300 ms
-/// (`docs/benchmarks.md`); 20 finds more (`docs/recall.md`) at about a second and a half.
-pub const RERANK_DEPTH: usize = 5;
+/// cross-encoder 60 to 120 ms on 2 cores: at 5 an MCP search at 100,000 memories took 338 ms,
+/// over the 300 asked, so 4 (`docs/benchmarks.md`); 20 finds more (`docs/recall.md`) at about
+/// a second and a half.
+pub const RERANK_DEPTH: usize = 4;
 
 /// The most results the re-ranker may be asked to read: each costs a pass of the cross-encoder.
 const MOST_RERANKED: usize = 50;
