@@ -571,19 +571,19 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Download all-MiniLM-L6-v2 (about 90 MB) from its public home, checked by sha256')
+            [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Download the sentence model ALETHEIA_MODEL names (all-MiniLM-L6-v2 unless set) and the re-ranker ALETHEIA_RERANKER names (ms-marco-MiniLM-L-12-v2 unless off), about 90 to 130 MB each, from their public home')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'aletheia;model;fetch' {
-            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The folder to fill (default: ALETHEIA_MODEL_DIR, else model/ in the data directory)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The models folder to fill, one subfolder per model (default: ALETHEIA_MODEL_DIR, else model/ in the data directory)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'aletheia;model;help' {
-            [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Download all-MiniLM-L6-v2 (about 90 MB) from its public home, checked by sha256')
+            [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Download the sentence model ALETHEIA_MODEL names (all-MiniLM-L6-v2 unless set) and the re-ranker ALETHEIA_RERANKER names (ms-marco-MiniLM-L-12-v2 unless off), about 90 to 130 MB each, from their public home')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -805,7 +805,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;help;model' {
-            [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Download all-MiniLM-L6-v2 (about 90 MB) from its public home, checked by sha256')
+            [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Download the sentence model ALETHEIA_MODEL names (all-MiniLM-L6-v2 unless set) and the re-ranker ALETHEIA_RERANKER names (ms-marco-MiniLM-L-12-v2 unless off), about 90 to 130 MB each, from their public home')
             break
         }
         'aletheia;help;model;fetch' {

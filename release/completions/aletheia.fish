@@ -297,12 +297,12 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand redact" -l json -d 'Pr
 complete -c aletheia -n "__fish_aletheia_using_subcommand redact" -s h -l help -d 'Print help'
 complete -c aletheia -n "__fish_aletheia_using_subcommand model; and not __fish_seen_subcommand_from fetch help" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand model; and not __fish_seen_subcommand_from fetch help" -s h -l help -d 'Print help'
-complete -c aletheia -n "__fish_aletheia_using_subcommand model; and not __fish_seen_subcommand_from fetch help" -f -a "fetch" -d 'Download all-MiniLM-L6-v2 (about 90 MB) from its public home, checked by sha256'
+complete -c aletheia -n "__fish_aletheia_using_subcommand model; and not __fish_seen_subcommand_from fetch help" -f -a "fetch" -d 'Download the sentence model ALETHEIA_MODEL names (all-MiniLM-L6-v2 unless set) and the re-ranker ALETHEIA_RERANKER names (ms-marco-MiniLM-L-12-v2 unless off), about 90 to 130 MB each, from their public home'
 complete -c aletheia -n "__fish_aletheia_using_subcommand model; and not __fish_seen_subcommand_from fetch help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c aletheia -n "__fish_aletheia_using_subcommand model; and __fish_seen_subcommand_from fetch" -l dir -d 'The folder to fill (default: ALETHEIA_MODEL_DIR, else model/ in the data directory)' -r -F
+complete -c aletheia -n "__fish_aletheia_using_subcommand model; and __fish_seen_subcommand_from fetch" -l dir -d 'The models folder to fill, one subfolder per model (default: ALETHEIA_MODEL_DIR, else model/ in the data directory)' -r -F
 complete -c aletheia -n "__fish_aletheia_using_subcommand model; and __fish_seen_subcommand_from fetch" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand model; and __fish_seen_subcommand_from fetch" -s h -l help -d 'Print help'
-complete -c aletheia -n "__fish_aletheia_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "fetch" -d 'Download all-MiniLM-L6-v2 (about 90 MB) from its public home, checked by sha256'
+complete -c aletheia -n "__fish_aletheia_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "fetch" -d 'Download the sentence model ALETHEIA_MODEL names (all-MiniLM-L6-v2 unless set) and the re-ranker ALETHEIA_RERANKER names (ms-marco-MiniLM-L-12-v2 unless off), about 90 to 130 MB each, from their public home'
 complete -c aletheia -n "__fish_aletheia_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand index" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand index" -s h -l help -d 'Print help'
@@ -362,4 +362,4 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from review" -f -a "reject" -d 'Dismiss a fact under review; the fact it disagreed with stays current'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from list" -f -a "read" -d 'Print a list\'s items as JSON'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from list" -f -a "write" -d 'Replace a list\'s items with the JSON array on stdin'
-complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "fetch" -d 'Download all-MiniLM-L6-v2 (about 90 MB) from its public home, checked by sha256'
+complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "fetch" -d 'Download the sentence model ALETHEIA_MODEL names (all-MiniLM-L6-v2 unless set) and the re-ranker ALETHEIA_RERANKER names (ms-marco-MiniLM-L-12-v2 unless off), about 90 to 130 MB each, from their public home'
