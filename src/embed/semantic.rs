@@ -4,7 +4,12 @@
 //! store sit in memory as int8 (384 bytes each), and one pass over 100,000 of them is a few
 //! milliseconds on one core, with no recall lost to approximation and nothing to build or keep in
 //! step. The copy is filled on first use and topped up from `Vectors::vectors_since` before each
-//! search, so vectors written by another process (`aletheia index`) are seen at once.
+//! search, so vectors written by another process (`aletheia index`) are seen at once; only the
+//! vectors of the loaded model are read, so a store re-indexed with another model is never
+//! compared with this one's queries.
+//!
+//! The re-ranker, when its files are there, is loaded beside the sentence model and held here, so
+//! a process loads each model once and every search of that process can use both.
 
 use super::model::{DIMENSIONS, EmbedError, Embedder};
 use super::rerank::Reranker;
