@@ -110,6 +110,9 @@ fn a_paraphrase_is_found_by_meaning_where_the_words_miss() {
     assert!(first.contains("PostgreSQL"), "{first}");
 }
 
+/// The fastest model (6 layers): what is tested is the resuming, not the model.
+const FAST: &str = "all-MiniLM-L6-v2";
+
 #[test]
 #[ignore = "needs the model files: scripts/test fetches them and sets ALETHEIA_TEST_MODEL_DIR"]
 fn indexing_resumes_after_kill_9() {
@@ -121,6 +124,7 @@ fn indexing_resumes_after_kill_9() {
         .env("HOME", env.dir.path())
         .env("ALETHEIA_DATA_DIR", env.data())
         .env("ALETHEIA_MODEL_DIR", model_dir())
+        .env("ALETHEIA_MODEL", FAST)
         .arg("index")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -140,6 +144,7 @@ fn indexing_resumes_after_kill_9() {
     );
     env.cmd()
         .env("ALETHEIA_MODEL_DIR", model_dir())
+        .env("ALETHEIA_MODEL", FAST)
         .arg("index")
         .assert()
         .success();
@@ -156,6 +161,7 @@ fn indexing_resumes_after_kill_9() {
     let again = env
         .cmd()
         .env("ALETHEIA_MODEL_DIR", model_dir())
+        .env("ALETHEIA_MODEL", FAST)
         .arg("index")
         .output()
         .unwrap();
