@@ -408,8 +408,8 @@ fn z_scores_over(scores: &[f64], least: f64) -> Vec<f64> {
 ///
 /// Z-scores rather than each score over the best: a stronger model's cosines sit in a narrow
 /// band (0.75 to 0.85, say), so scaled by the best they barely differ, and the words, which
-/// spread from 1 down to near 0, would decide alone. Measured on LoCoMo with e5-small-v2, that
-/// was the difference between fusing helping and fusing hurting (see `docs/benchmarks.md`).
+/// spread from 1 down to near 0, would decide alone. With e5-small-v2 on LoCoMo, fused so, hit@5
+/// is 0.704 against 0.608 for words alone (`docs/recall.md`).
 /// Best first; a tie goes to the word ranking's order, then the meaning ranking's.
 fn fuse(
     words: &[(i64, f64)],
