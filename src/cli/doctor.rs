@@ -190,6 +190,11 @@ fn text(r: &Report) -> String {
             out,
             "semantic: off (this aletheia was built without the semantic feature); install the release build to search by meaning too"
         ),
+        // A name no model has: the warning below says which names there are.
+        (false, _) if s.model.is_none() => say!(
+            out,
+            "semantic: off (ALETHEIA_MODEL names no known model); set it to one of the names below, or unset it"
+        ),
         (false, _) => say!(
             out,
             "semantic: off (no model in {}); run `aletheia model fetch`, then `aletheia index`, to search by meaning too",

@@ -426,3 +426,28 @@ fn the_dashboards_doctor_page_lists_each_check_and_the_problem_with_its_fix() {
         "{page}"
     );
 }
+
+/// A model name that names no model is reported as that, with the names there are, rather than
+/// as a missing model.
+#[cfg(feature = "semantic")]
+#[test]
+fn an_unknown_model_name_is_named_as_the_reason_search_by_meaning_is_off() {
+    let env = Env::new();
+    env.hook("claude-code", "UserPromptSubmit", prompt_payload("first"));
+    let out = env
+        .cmd()
+        .arg("doctor")
+        .env("ALETHEIA_MODEL", "gpt-9")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("semantic: off (ALETHEIA_MODEL names no known model)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ALETHEIA_MODEL=gpt-9 names no known model: use one of e5-small-v2"),
+        "{text}"
+    );
+    assert!(!text.contains("no model in"), "{text}");
+}
