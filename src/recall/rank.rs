@@ -214,7 +214,7 @@ mod tests {
         store
             .each_match_counted(terms, candidates, Some(vec![id]), &mut |row, c| {
                 if row == id {
-                    counts = Some(c);
+                    counts = Some(c.clone());
                 }
             })
             .unwrap();

@@ -61,7 +61,7 @@ pub(super) fn best(store: &dyn Storage, req: &Request) -> Result<Vec<(f64, i64)>
         let tf = df.terms[term];
         let one = std::slice::from_ref(&req.terms[term]);
         store.each_match_counted(one, req.candidates, only, &mut |id, counts| {
-            let share = rank::term_score(&counts, 0, tf);
+            let share = rank::term_score(counts, 0, tf);
             if open || ranker.pinned.contains(&id) {
                 *held.entry(id).or_default() += share;
             } else if let Some(score) = held.get_mut(&id) {
@@ -348,7 +348,7 @@ mod tests {
         let mut matches = Vec::new();
         store
             .each_match_counted(terms, Candidates::default(), None, &mut |id, counts| {
-                matches.push((id, counts))
+                matches.push((id, counts.clone()))
             })
             .unwrap();
         let mut read = store.candidate_rows().unwrap();
@@ -420,6 +420,39 @@ mod tests {
                     assert!((g.0 - w.0).abs() < 1e-9 * w.0.max(1.0));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_keyword_index_in_memory_ranks_every_query_as_fts5_does() {
+        let (dir, store) = random_store(20_000, 4);
+        let served =
+            Store::open_path(&dir.path().join("hub.db"), OpenOptions::SEARCH_SERVING).unwrap();
+        let start = std::time::Instant::now();
+        while !served.keywords_ready() {
+            assert!(
+                start.elapsed().as_secs() < 60,
+                "the index never became ready"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let mut rng = Rng(31);
+        for q in 0..60 {
+            let terms = 1 + rng.below(5);
+            let mut words: Vec<String> =
+                (0..terms).map(|_| format!("w{}", rng.word(3000))).collect();
+            words.dedup();
+            let project = (q % 2 == 0).then(|| format!("p{}", rng.below(3)));
+            let need = [1, 10, 30][q % 3];
+            let got = pruned(&served, &words, project.as_deref(), need);
+            // The same counts in the same order: the same scores to the bit.
+            assert_eq!(got, pruned(&store, &words, project.as_deref(), need));
+            let want = exhaustive(&store, &words, project.as_deref(), need);
+            assert_eq!(
+                got.iter().map(|g| g.1).collect::<Vec<_>>(),
+                want.iter().map(|w| w.1).collect::<Vec<_>>(),
+                "query {words:?} in {project:?}, top {need}"
+            );
         }
     }
 

@@ -199,7 +199,7 @@ impl State {
         }
         let opened = match &self.database {
             Some(db) => db.open_serving(),
-            None => Store::open(&self.paths, OpenOptions::SERVING)
+            None => Store::open(&self.paths, OpenOptions::SEARCH_SERVING)
                 .map(|s| Box::new(s) as Box<dyn HubStorage + Send>),
         };
         opened.map_err(|e| OpError::StoreUnavailable(format!("the store cannot be opened: {e}")))

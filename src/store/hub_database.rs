@@ -59,9 +59,10 @@ impl HubDatabase {
     /// schema: SQLite's serving settings, or a PostgreSQL connection whose schema is checked.
     pub fn open_serving(&self) -> Result<Box<dyn HubStorage + Send>, StoreError> {
         match self {
-            HubDatabase::Sqlite(file) => {
-                Ok(Box::new(Store::open_path(file, OpenOptions::SERVING)?))
-            }
+            HubDatabase::Sqlite(file) => Ok(Box::new(Store::open_path(
+                file,
+                OpenOptions::SEARCH_SERVING,
+            )?)),
             HubDatabase::Postgres(url) => Ok(Box::new(PgStore::open(url)?)),
         }
     }

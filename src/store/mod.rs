@@ -18,11 +18,13 @@ mod events;
 pub mod fact_queries;
 mod fact_rules;
 pub mod facts;
+mod fts5_api;
 mod health;
 pub mod hub;
 #[cfg(feature = "server")]
 pub mod hub_database;
 pub mod jobs;
+mod keyword_index;
 mod memories;
 mod memory_reads;
 #[cfg(feature = "server")]
@@ -129,6 +131,9 @@ pub struct OpenOptions {
     /// the build's default.
     pub map_bytes: Option<i64>,
     pub durability: Durability,
+    /// Whether searches read the keyword index held in this process's memory (see
+    /// `keyword_index`) rather than FTS5's postings on disk.
+    pub keywords_in_memory: bool,
 }
 
 /// How a connection's commits reach the disk.
@@ -154,12 +159,14 @@ impl OpenOptions {
         busy_timeout: Duration::from_millis(300),
         map_bytes: None,
         durability: Durability::SyncedLog,
+        keywords_in_memory: false,
     };
     /// Interactive commands wait longer for a busy writer.
     pub const INTERACTIVE: OpenOptions = OpenOptions {
         busy_timeout: Duration::from_secs(5),
         map_bytes: None,
         durability: Durability::Checkpointed,
+        keywords_in_memory: false,
     };
     /// Processes that run for hours (`aletheia mcp`, the server and its worker): no memory map.
     /// A mapped store counts in the process's resident memory page by page as searches touch
@@ -171,6 +178,15 @@ impl OpenOptions {
         busy_timeout: Duration::from_secs(5),
         map_bytes: Some(0),
         durability: Durability::Checkpointed,
+        keywords_in_memory: false,
+    };
+    /// The pooled connections of a process that answers many searches (the server, the hub):
+    /// [`OpenOptions::SERVING`], with the keyword index in memory. It costs memory (about 60 MB
+    /// at 100,000 memories) and a build at start, so a process that searches now and then
+    /// (`aletheia mcp` on stdio, the worker) leaves it to FTS5.
+    pub const SEARCH_SERVING: OpenOptions = OpenOptions {
+        keywords_in_memory: true,
+        ..OpenOptions::SERVING
     };
 }
 
@@ -265,6 +281,11 @@ pub struct Store {
     /// Values computed from the whole store, kept while it is unchanged (see [`Store::memo`]).
     term_memo: std::cell::RefCell<Memo>,
     durability: Durability,
+    /// The keyword index in memory this connection's searches read, shared with the process's
+    /// other connections to the file, and the store's state (as [`Memo`] tells it) when this
+    /// connection last caught it up.
+    keywords: Option<std::sync::Arc<keyword_index::KeywordIndex>>,
+    keywords_state: std::cell::Cell<Option<(i64, u64)>>,
 }
 
 /// How long a [`Durability::SyncedLog`] connection lets the log grow before it folds it into
@@ -358,8 +379,13 @@ impl Store {
             term_counts: std::cell::Cell::new(false),
             term_memo: std::cell::RefCell::default(),
             durability: opts.durability,
+            keywords: None,
+            keywords_state: std::cell::Cell::new(None),
         };
         store.migrate()?;
+        if opts.keywords_in_memory {
+            store.keywords = Some(keyword_index::shared(path));
+        }
         Ok(store)
     }
 
@@ -408,12 +434,7 @@ impl Store {
         key: &str,
         compute: impl FnOnce() -> rusqlite::Result<[u64; 2]>,
     ) -> rusqlite::Result<[u64; 2]> {
-        let state = (
-            self.conn
-                .prepare_cached("PRAGMA data_version")?
-                .query_row([], |r| r.get::<_, i64>(0))?,
-            self.conn.total_changes(),
-        );
+        let state = self.state()?;
         let mut memo = self.term_memo.borrow_mut();
         if memo.state != Some(state) || memo.values.len() >= MEMO_KEYS {
             memo.values.clear();
@@ -429,6 +450,39 @@ impl Store {
 
     fn err(&self, source: rusqlite::Error) -> StoreError {
         StoreError::sqlite(&self.path, source)
+    }
+
+    /// This connection's view of the store's state: `PRAGMA data_version` (moves when another
+    /// connection commits) and its own total of changes.
+    fn state(&self) -> rusqlite::Result<(i64, u64)> {
+        Ok((
+            self.conn
+                .prepare_cached("PRAGMA data_version")?
+                .query_row([], |r| r.get::<_, i64>(0))?,
+            self.conn.total_changes(),
+        ))
+    }
+
+    /// The keyword index in memory, caught up with everything this connection can see; `None`
+    /// when this store keeps none or it is not ready, and FTS5 answers.
+    fn keywords(&self) -> Option<std::sync::RwLockReadGuard<'_, keyword_index::Held>> {
+        let index = self.keywords.as_ref()?;
+        let state = self.state().ok()?;
+        if self.keywords_state.get() == Some(state)
+            && let Some(held) = index.as_is()
+        {
+            return Some(held);
+        }
+        let held = index.caught_up(&self.conn)?;
+        self.keywords_state.set(Some(state));
+        Some(held)
+    }
+
+    /// Whether searches on this connection read the keyword index in memory now (it is kept
+    /// and caught up), rather than FTS5.
+    #[cfg(test)]
+    pub(crate) fn keywords_ready(&self) -> bool {
+        self.keywords().is_some()
     }
 
     /// How many bytes of the file this connection may map (`PRAGMA mmap_size`).

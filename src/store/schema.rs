@@ -211,6 +211,31 @@ pub const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (day, provider)
     ) WITHOUT ROWID;
     "#,
+    // v5: what changed in memories already stored, for a keyword index held in a process's
+    // memory (see `keyword_index`). `words` says the row's title, text or project changed (or
+    // it is gone), else only what ranking reads of it. New rows are not logged: they have ids
+    // above every one held. The newest 100,000 entries are kept; an index whose cursor falls
+    // below them rebuilds.
+    r#"
+    CREATE TABLE memory_changes (
+        seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id INTEGER NOT NULL,
+        words     INTEGER NOT NULL
+    );
+    CREATE TRIGGER memory_changes_words AFTER UPDATE OF title, text, project ON memories BEGIN
+        INSERT INTO memory_changes (memory_id, words) VALUES (new.id, 1);
+    END;
+    CREATE TRIGGER memory_changes_traits AFTER UPDATE OF pinned, dismissed, type, kind, created_at
+    ON memories BEGIN
+        INSERT INTO memory_changes (memory_id, words) VALUES (new.id, 0);
+    END;
+    CREATE TRIGGER memory_changes_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO memory_changes (memory_id, words) VALUES (old.id, 1);
+    END;
+    CREATE TRIGGER memory_changes_trim AFTER INSERT ON memory_changes BEGIN
+        DELETE FROM memory_changes WHERE seq <= new.seq - 100000;
+    END;
+    "#,
 ];
 
 /// The schema version this binary writes.

@@ -8,6 +8,7 @@
 //! column filters, `bm25()` and its weights, the `aletheia_terms` function and its row sets) stay
 //! in this file, so that a second engine answers the same questions its own way.
 
+use super::keyword_index::Screen;
 use super::sql_numbers::{count, count_usize};
 use super::term_counts::{self, TermCounts};
 use super::{COLUMNS, Store, StoreError, from_row};
@@ -132,7 +133,8 @@ pub trait CandidateReader {
     fn get(&mut self, id: i64) -> Result<Option<CandidateRow>, StoreError>;
 }
 
-/// SQLite's candidate reader: one cached statement.
+/// SQLite's candidate reader: the keyword index in memory when there is one, else one cached
+/// statement.
 struct CandidateRows<'s> {
     store: &'s Store,
     stmt: CachedStatement<'s>,
@@ -140,6 +142,11 @@ struct CandidateRows<'s> {
 
 impl CandidateReader for CandidateRows<'_> {
     fn get(&mut self, id: i64) -> Result<Option<CandidateRow>, StoreError> {
+        // The guard is taken per row, never held across calls: a search's next walk takes it
+        // again, and a catch-up waiting in between must not wait on this one.
+        if let Some(held) = self.store.keywords() {
+            return Ok(held.candidate(id));
+        }
         self.stmt
             .query_row([id], |r| {
                 Ok(CandidateRow {
@@ -255,6 +262,9 @@ impl Store {
     /// `index_rows`): the largest memory id, since ids are dense and memories are dismissed
     /// rather than deleted.
     pub fn indexed_rows(&self) -> Result<u64, StoreError> {
+        if let Some(held) = self.keywords() {
+            return Ok(held.indexed_rows());
+        }
         self.conn
             .prepare_cached("SELECT coalesce(max(id), 0) FROM memories")
             .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)))
@@ -266,6 +276,11 @@ impl Store {
     /// oldest of them. Kept in the store's memo: a server answering many searches between
     /// writes samples each term once.
     pub fn term_sample(&self, term: &str, sample: u64) -> Result<TermSample, StoreError> {
+        if let Some(token) = self.keywords.as_ref().and_then(|k| k.query_token(term))
+            && let Some(held) = self.keywords()
+        {
+            return Ok(held.term_sample(&token, sample));
+        }
         let [hits, oldest] = self
             .memo(&format!("df {sample} {term}"), || {
                 let mut stmt = self.conn.prepare_cached(&format!(
@@ -322,8 +337,28 @@ impl Store {
         terms: &[String],
         candidates: Candidates<'_>,
         only: Option<Vec<i64>>,
-        each: &mut dyn FnMut(i64, TermCounts),
+        each: &mut dyn FnMut(i64, &TermCounts),
     ) -> Result<(), StoreError> {
+        if let Some(index) = &self.keywords
+            && let Some(tokens) = terms
+                .iter()
+                .map(|t| index.query_token(t))
+                .collect::<Option<Vec<_>>>()
+            && let Some(held) = self.keywords()
+        {
+            let tokens: Vec<&[u8]> = tokens.iter().map(Vec::as_slice).collect();
+            let only = only.map(|mut ids| {
+                ids.sort_unstable();
+                ids.dedup();
+                ids
+            });
+            let screen = Screen {
+                project: candidates.project,
+                filter: candidates.filter,
+            };
+            held.each_match(&tokens, screen, only.as_deref(), each);
+            return Ok(());
+        }
         self.ensure_term_counts()?;
         let expr = scoped(&term_expression(terms), candidates.project);
         let (join, filters, mut args) = joined(candidates);
@@ -353,7 +388,7 @@ impl Store {
                         rusqlite::types::Type::Blob,
                     )
                 })?;
-                each(r.get(0)?, counts);
+                each(r.get(0)?, &counts);
             }
             Ok(())
         };

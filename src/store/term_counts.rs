@@ -17,6 +17,7 @@
 //! knows which rows can still make its page walks a common word's matches this way at the cost
 //! of the walk alone.
 
+use super::fts5_api::{self, failure};
 use rusqlite::{Connection, ffi};
 use std::ffi::{c_int, c_void};
 use std::ptr;
@@ -24,32 +25,10 @@ use std::ptr;
 /// Register `aletheia_terms` on `conn`. FTS5 keeps the function until the connection closes;
 /// registering it again would add a second entry, so callers do it once per connection.
 pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
-    // SAFETY: the handle is live for as long as `conn`; the statement is finalized before
-    // returning; `api` is written by FTS5 during the step and is owned by the connection.
+    // SAFETY: the API table is live while `conn` is, and used only within this call.
     unsafe {
-        let db = conn.handle();
-        let mut stmt: *mut ffi::sqlite3_stmt = ptr::null_mut();
-        let rc = ffi::sqlite3_prepare_v2(
-            db,
-            c"SELECT fts5(?1)".as_ptr(),
-            -1,
-            &mut stmt,
-            ptr::null_mut(),
-        );
-        if rc != ffi::SQLITE_OK {
-            return Err(failure(rc, "cannot reach the FTS5 API"));
-        }
-        let mut api: *mut ffi::fts5_api = ptr::null_mut();
-        ffi::sqlite3_bind_pointer(
-            stmt,
-            1,
-            (&mut api as *mut *mut ffi::fts5_api).cast::<c_void>(),
-            c"fts5_api_ptr".as_ptr(),
-            None,
-        );
-        ffi::sqlite3_step(stmt);
-        ffi::sqlite3_finalize(stmt);
-        let Some(create) = api.as_ref().and_then(|a| a.xCreateFunction) else {
+        let api = fts5_api::api(conn)?;
+        let Some(create) = (*api).xCreateFunction else {
             return Err(failure(ffi::SQLITE_ERROR, "this SQLite has no FTS5"));
         };
         let rc = create(
@@ -64,10 +43,6 @@ pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
         }
     }
     Ok(())
-}
-
-fn failure(rc: c_int, what: &str) -> rusqlite::Error {
-    rusqlite::Error::SqliteFailure(ffi::Error::new(rc), Some(what.to_owned()))
 }
 
 /// The counts of one row, decoded from the function's blob.

@@ -232,7 +232,7 @@ contract! {
             terms: &[String],
             candidates: Candidates<'_>,
             only: Option<Vec<i64>>,
-            each: &mut dyn FnMut(i64, TermCounts),
+            each: &mut dyn FnMut(i64, &TermCounts),
         ) -> Result<(), StoreError>;
         /// Every match of a query in the engine's own syntax, with the engine's own score.
         fn native_scores(

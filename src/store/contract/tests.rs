@@ -122,7 +122,7 @@ fn search_candidates_and_term_counts_agree(s: &mut dyn Storage) {
     assert_eq!(found.iter().map(|m| m.id).collect::<Vec<_>>(), [b, a]);
     let mut counted = Vec::new();
     s.each_match_counted(&terms, Candidates::default(), None, &mut |id, c| {
-        counted.push((id, c))
+        counted.push((id, c.clone()))
     })
     .unwrap();
     counted.sort_by_key(|(id, _)| *id);

@@ -442,7 +442,7 @@ impl SearchIndex for PgStore {
         terms: &[String],
         candidates: Candidates<'_>,
         only: Option<Vec<i64>>,
-        each: &mut dyn FnMut(i64, TermCounts),
+        each: &mut dyn FnMut(i64, &TermCounts),
     ) -> Result<(), StoreError> {
         if terms.is_empty() {
             return Ok(());
@@ -495,7 +495,7 @@ impl SearchIndex for PgStore {
         // FTS5's order: by id.
         counted.sort_unstable_by_key(|c| c.0);
         for (id, counts) in counted {
-            each(id, counts);
+            each(id, &counts);
         }
         Ok(())
     }
@@ -806,8 +806,10 @@ mod tests {
         only: Option<Vec<i64>>,
     ) -> Vec<(i64, TermCounts)> {
         let mut out = Vec::new();
-        s.each_match_counted(terms, candidates, only, &mut |id, c| out.push((id, c)))
-            .unwrap();
+        s.each_match_counted(terms, candidates, only, &mut |id, c| {
+            out.push((id, c.clone()))
+        })
+        .unwrap();
         out.sort_by_key(|c| c.0);
         out
     }
