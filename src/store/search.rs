@@ -8,7 +8,7 @@
 //! column filters, `bm25()` and its weights, the `aletheia_terms` function and its row sets) stay
 //! in this file, so that a second engine answers the same questions its own way.
 
-use super::keyword_index::Screen;
+use super::keyword_index::{KeywordIndex, Screen};
 use super::sql_numbers::{count, count_usize};
 use super::term_counts::{self, TermCounts};
 use super::{COLUMNS, Store, StoreError, from_row};
@@ -133,18 +133,21 @@ pub trait CandidateReader {
     fn get(&mut self, id: i64) -> Result<Option<CandidateRow>, StoreError>;
 }
 
-/// SQLite's candidate reader: the keyword index in memory when there is one, else one cached
-/// statement.
+/// SQLite's candidate reader: the keyword index in memory when it was ready as the reader was
+/// made, else one cached statement.
 struct CandidateRows<'s> {
     store: &'s Store,
     stmt: CachedStatement<'s>,
+    /// Caught up as the reader was made, then read as it stands: checking the store's state
+    /// again for each row would cost a statement per row, the cost the index is there to save.
+    index: Option<&'s KeywordIndex>,
 }
 
 impl CandidateReader for CandidateRows<'_> {
     fn get(&mut self, id: i64) -> Result<Option<CandidateRow>, StoreError> {
         // The guard is taken per row, never held across calls: a search's next walk takes it
         // again, and a catch-up waiting in between must not wait on this one.
-        if let Some(held) = self.store.keywords() {
+        if let Some(held) = self.index.and_then(KeywordIndex::as_is) {
             return Ok(held.candidate(id));
         }
         self.stmt
@@ -429,7 +432,12 @@ impl Store {
                 "SELECT created_at, pinned, type, kind, dismissed, project FROM memories WHERE id = ?1",
             )
             .map_err(|e| self.err(e))?;
-        Ok(Box::new(CandidateRows { store: self, stmt }))
+        let index = self.keywords().and(self.keywords.as_deref());
+        Ok(Box::new(CandidateRows {
+            store: self,
+            stmt,
+            index,
+        }))
     }
 
     fn memories(&self, sql: &str, args: &[SqlValue]) -> Result<Vec<Memory>, StoreError> {
