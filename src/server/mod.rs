@@ -121,6 +121,7 @@ async fn serve(
     redactor: Result<&'static crate::redact::Redactor, String>,
     extraction: Option<crate::compress::Extraction>,
 ) -> anyhow::Result<()> {
+    let keyword_index = crate::store::keyword_index::setting().map_err(anyhow::Error::msg)?;
     let addr = SocketAddr::new(opts.bind, opts.port);
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
         format!("cannot listen on {addr} (is another server on that port? choose one with --port)")
@@ -138,14 +139,18 @@ async fn serve(
     } else {
         "semantic index: off (no model: aletheia model fetch)"
     };
-    let state = Arc::new(state::State::new(
-        paths.clone(),
-        redactor,
-        default_project.clone(),
-        background,
-        worker_line.clone(),
-        extraction.is_some().then_some(wake_tx),
-    ));
+    let state = Arc::new(
+        state::State::new(
+            paths.clone(),
+            redactor,
+            default_project.clone(),
+            background,
+            worker_line.clone(),
+            extraction.is_some().then_some(wake_tx),
+        )
+        .keyword_index(keyword_index),
+    );
+    state.warm();
     let stop = extraction.as_ref().map(|ex| Arc::clone(&ex.stop));
     let worker = match extraction {
         Some(ex) => {

@@ -445,11 +445,11 @@ async fn health(state: &Arc<State>) -> Response {
         .run(caller, Access::Read, |ctx| {
             let memories = ctx.store.count().map_err(ops::OpError::from)?;
             let schema = ctx.store.schema_version().map_err(ops::OpError::from)?;
-            Ok((memories, schema))
+            Ok((memories, schema, ctx.store.keyword_index()))
         })
         .await;
     match out {
-        Ok((memories, schema)) => Json(json!({
+        Ok((memories, schema, keyword_index)) => Json(json!({
             "status": "ok",
             "version": env!("CARGO_PKG_VERSION"),
             "schema_version": schema,
@@ -457,6 +457,7 @@ async fn health(state: &Arc<State>) -> Response {
             "worker": worker,
             "semantic_index": semantic,
             "reranker": reranker,
+            "keyword_index": keyword_index,
         }))
         .into_response(),
         Err(e) => ApiError::from(e).into_response(),

@@ -40,6 +40,8 @@ pub struct State {
     wake_worker: Option<Mutex<std::sync::mpsc::Sender<()>>>,
     /// What the worker runs, as `server` prints it.
     pub extraction_name: String,
+    /// Whether the pooled connections keep the keyword index in memory (SQLite only).
+    keyword_index: bool,
 }
 
 impl State {
@@ -66,6 +68,22 @@ impl State {
             default_project,
             wake_worker: wake_worker.map(Mutex::new),
             extraction_name,
+            keyword_index: false,
+        }
+    }
+
+    /// The same state with the keyword index in memory (`ALETHEIA_KEYWORD_INDEX`) or without.
+    pub fn keyword_index(mut self, on: bool) -> State {
+        self.keyword_index = on;
+        self
+    }
+
+    /// Open the first pooled connection now, so that its keyword index builds while the
+    /// process starts rather than on the first search; a store that cannot be opened yet is
+    /// left to the first request, which says why.
+    pub fn warm(&self) {
+        if let Ok(store) = self.take() {
+            self.give_back(store);
         }
     }
 
@@ -198,9 +216,15 @@ impl State {
             return Ok(s);
         }
         let opened = match &self.database {
-            Some(db) => db.open_serving(),
-            None => Store::open(&self.paths, OpenOptions::SEARCH_SERVING)
-                .map(|s| Box::new(s) as Box<dyn HubStorage + Send>),
+            Some(db) => db.open_serving(self.keyword_index),
+            None => {
+                let opts = if self.keyword_index {
+                    OpenOptions::SEARCH_SERVING
+                } else {
+                    OpenOptions::SERVING
+                };
+                Store::open(&self.paths, opts).map(|s| Box::new(s) as Box<dyn HubStorage + Send>)
+            }
         };
         opened.map_err(|e| OpError::StoreUnavailable(format!("the store cannot be opened: {e}")))
     }

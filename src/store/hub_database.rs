@@ -56,13 +56,19 @@ impl HubDatabase {
     }
 
     /// Open one more connection for a server's pool, once [`HubDatabase::open`] has made the
-    /// schema: SQLite's serving settings, or a PostgreSQL connection whose schema is checked.
-    pub fn open_serving(&self) -> Result<Box<dyn HubStorage + Send>, StoreError> {
+    /// schema: SQLite's serving settings (with the keyword index in memory for a connection
+    /// that answers searches, when `searches`), or a PostgreSQL connection whose schema is
+    /// checked.
+    pub fn open_serving(&self, searches: bool) -> Result<Box<dyn HubStorage + Send>, StoreError> {
         match self {
-            HubDatabase::Sqlite(file) => Ok(Box::new(Store::open_path(
-                file,
-                OpenOptions::SEARCH_SERVING,
-            )?)),
+            HubDatabase::Sqlite(file) => {
+                let opts = if searches {
+                    OpenOptions::SEARCH_SERVING
+                } else {
+                    OpenOptions::SERVING
+                };
+                Ok(Box::new(Store::open_path(file, opts)?))
+            }
             HubDatabase::Postgres(url) => Ok(Box::new(PgStore::open(url)?)),
         }
     }

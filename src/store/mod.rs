@@ -24,7 +24,7 @@ pub mod hub;
 #[cfg(feature = "server")]
 pub mod hub_database;
 pub mod jobs;
-mod keyword_index;
+pub mod keyword_index;
 mod memories;
 mod memory_reads;
 #[cfg(feature = "server")]
@@ -476,6 +476,12 @@ impl Store {
         let held = index.caught_up(&self.conn)?;
         self.keywords_state.set(Some(state));
         Some(held)
+    }
+
+    /// Where this connection's keyword index stands: `ready`, `building`, or `off` (none kept,
+    /// or it could not be).
+    pub fn keyword_index_state(&self) -> &'static str {
+        keyword_index::state_name(self.keywords.as_deref())
     }
 
     /// Whether searches on this connection read the keyword index in memory now (it is kept

@@ -364,6 +364,7 @@ async fn serve(
     default_project: String,
     redactor: Result<&'static crate::redact::Redactor, String>,
 ) -> anyhow::Result<()> {
+    let keyword_index = crate::store::keyword_index::setting().map_err(anyhow::Error::msg)?;
     let addr = SocketAddr::new(opts.bind, opts.port);
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
         format!("cannot listen on {addr} (is another hub on that port? choose one with --port)")
@@ -378,7 +379,7 @@ async fn serve(
     let database = opts.database.clone();
     let background = Background::start_on(&paths.model_dir(), move || {
         database
-            .open_serving()
+            .open_serving(false)
             .map(|s| s as Box<dyn Storage + Send>)
     });
     let semantic_line = if background.is_some() {
@@ -395,8 +396,10 @@ async fn serve(
             "no worker".to_owned(),
             None,
         )
-        .serving(opts.database.clone()),
+        .serving(opts.database.clone())
+        .keyword_index(keyword_index),
     );
+    state.warm();
     let tls = match &opts.tls {
         Some((cert, key)) => Some(super::tls::config(cert, key).map_err(anyhow::Error::msg)?),
         None => None,

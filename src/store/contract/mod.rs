@@ -574,6 +574,12 @@ pub trait Storage:
         None
     }
 
+    /// Where the engine's keyword index in memory stands (`ready`, `building`, `off`): only a
+    /// SQLite store opened to serve searches keeps one.
+    fn keyword_index(&self) -> &'static str {
+        "off"
+    }
+
     /// Whether the engine's connection is gone (a database server that restarted), so that a
     /// pool drops it rather than handing it out again. A local file never is.
     fn is_closed(&self) -> bool {
@@ -584,6 +590,10 @@ pub trait Storage:
 impl Storage for Store {
     fn hook_store(&mut self) -> Option<&mut Store> {
         Some(self)
+    }
+
+    fn keyword_index(&self) -> &'static str {
+        self.keyword_index_state()
     }
 }
 
