@@ -45,8 +45,8 @@ pub(super) fn best(store: &dyn Storage, req: &Request) -> Result<Vec<(f64, i64)>
     order.sort_by(|&a, &b| df.ceiling(b).total_cmp(&df.ceiling(a)).then(a.cmp(&b)));
 
     let mut ranker = Ranker::new(store, req)?;
-    // The BM25 so far of every row that can still make the page.
-    let mut held: HashMap<i64, f64> = HashMap::new();
+    let expected = df.terms.iter().map(|t| t.hits).sum();
+    let mut held = Running::new(index_rows, expected);
     let mut open = true;
     for (step, &term) in order.iter().enumerate() {
         let still_to_walk: f64 = order[step..].iter().map(|&t| df.ceiling(t)).sum();
@@ -54,7 +54,7 @@ pub(super) fn best(store: &dyn Storage, req: &Request) -> Result<Vec<(f64, i64)>
             open = false;
         }
         let only = (!open).then(|| {
-            let mut ids: Vec<i64> = held.keys().copied().collect();
+            let mut ids = held.ids();
             ids.extend(&ranker.pinned);
             ids
         });
@@ -63,23 +63,139 @@ pub(super) fn best(store: &dyn Storage, req: &Request) -> Result<Vec<(f64, i64)>
         store.each_match_counted(one, req.candidates, only, &mut |id, counts| {
             let share = rank::term_score(counts, 0, tf);
             if open || ranker.pinned.contains(&id) {
-                *held.entry(id).or_default() += share;
-            } else if let Some(score) = held.get_mut(&id) {
-                *score += share;
+                held.add(id, share);
+            } else {
+                held.add_if_held(id, share);
             }
         })?;
     }
-    let mut scored: Vec<(i64, f64)> = held.into_iter().collect();
-    // Best first: the page fills with the strongest rows, and the rest are cut unread.
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
-    for (id, bm25) in scored {
-        let pinned = ranker.pinned.contains(&id);
-        if !pinned && ranker.cannot_reach(bm25 * rank::MAX_BOOST_UNPINNED) {
-            continue;
+    // Pinned rows can be lifted past any other, so each is offered; then the rest best first,
+    // until one cannot reach the page: every row after it scores less. The best few are
+    // selected and sorted first, not all of them: a common word holds most of the store.
+    let (pinned, mut rest): (Vec<Entry>, Vec<Entry>) = held
+        .entries()
+        .partition(|(id, _)| ranker.pinned.contains(id));
+    for (id, bm25) in pinned {
+        ranker.offer(bm25, id, true)?;
+    }
+    let best_first = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0));
+    let mut chunk = (4 * ranker.need).max(64);
+    let mut from = 0;
+    while from < rest.len() {
+        let to = (from + chunk).min(rest.len());
+        if to < rest.len() {
+            rest[from..].select_nth_unstable_by(to - from - 1, best_first);
         }
-        ranker.offer(bm25, id, pinned)?;
+        rest[from..to].sort_unstable_by(best_first);
+        for &(id, bm25) in &rest[from..to] {
+            if ranker.cannot_reach(bm25 * rank::MAX_BOOST_UNPINNED) {
+                return Ok(ranker.into_best());
+            }
+            ranker.offer(bm25, id, false)?;
+        }
+        from = to;
+        // Twice as many each time: when the scores are too close to cut early, the selections
+        // add up to one sort, not one pass over the rest per chunk.
+        chunk *= 2;
     }
     Ok(ranker.into_best())
+}
+
+/// A row's id and its BM25 so far.
+type Entry = (i64, f64);
+
+/// Where a held id sits in `Running::Dense` (it was checked when it was added).
+fn slot(id: i64) -> usize {
+    usize::try_from(id).unwrap_or(usize::MAX)
+}
+
+/// The BM25 so far of every row that can still make the page. A map; or, when the walks are
+/// expected to touch a large share of the store, an array indexed by id (ids are dense, so the
+/// store's largest id bounds it), which the walks, in id order, read and write in sequence.
+enum Running {
+    Map(HashMap<i64, f64>),
+    /// A row is held when its score is above zero: every share is (a match's IDF is at least
+    /// 1e-6 and its frequency at least one).
+    Dense {
+        scores: Vec<f64>,
+        ids: Vec<i64>,
+    },
+}
+
+impl Running {
+    /// An array when the walks are expected to reach one row in 64 or more: 8 bytes a memory
+    /// then cost less than a map entry a match.
+    fn new(index_rows: u64, expected_matches: u64) -> Running {
+        match usize::try_from(index_rows) {
+            Ok(rows) if rows <= 1 << 26 && expected_matches.saturating_mul(64) >= index_rows => {
+                Running::Dense {
+                    scores: vec![0.0; rows + 1],
+                    ids: Vec::new(),
+                }
+            }
+            _ => Running::Map(HashMap::new()),
+        }
+    }
+
+    fn add(&mut self, id: i64, share: f64) {
+        match self {
+            Running::Map(m) => *m.entry(id).or_default() += share,
+            Running::Dense { scores, ids } => {
+                let Ok(slot) = usize::try_from(id) else {
+                    return;
+                };
+                // A row stored since the store's largest id was read.
+                if slot >= scores.len() {
+                    scores.resize(slot + 1, 0.0);
+                }
+                if scores[slot] == 0.0 {
+                    ids.push(id);
+                }
+                scores[slot] += share;
+            }
+        }
+    }
+
+    fn add_if_held(&mut self, id: i64, share: f64) {
+        match self {
+            Running::Map(m) => {
+                if let Some(score) = m.get_mut(&id) {
+                    *score += share;
+                }
+            }
+            Running::Dense { scores, .. } => {
+                if let Some(score) = usize::try_from(id).ok().and_then(|s| scores.get_mut(s))
+                    && *score > 0.0
+                {
+                    *score += share;
+                }
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Running::Map(m) => m.len(),
+            Running::Dense { ids, .. } => ids.len(),
+        }
+    }
+
+    fn ids(&self) -> Vec<i64> {
+        match self {
+            Running::Map(m) => m.keys().copied().collect(),
+            Running::Dense { ids, .. } => ids.clone(),
+        }
+    }
+
+    /// Each held row with its score so far.
+    fn entries(&self) -> Box<dyn Iterator<Item = (i64, f64)> + '_> {
+        match self {
+            Running::Map(m) => Box::new(m.iter().map(|(&id, &s)| (id, s))),
+            Running::Dense { scores, ids } => {
+                Box::new(ids.iter().map(|&id| (id, scores[slot(id)])))
+            }
+        }
+    }
 }
 
 /// The best `need` matches of a query in the store's own syntax, scored by the store's own
@@ -157,11 +273,11 @@ impl<'s> Ranker<'s> {
     /// A lower bound on the page's worst final score, from the running scores in `held` (each
     /// at most its row's final BM25): the `need`-th best adjusted score among the rows with the
     /// best running scores. Zero while fewer than `need` rows can be results.
-    fn floor(&mut self, held: &HashMap<i64, f64>) -> Result<f64, StoreError> {
+    fn floor(&mut self, held: &Running) -> Result<f64, StoreError> {
         if held.len() < self.need {
             return Ok(0.0);
         }
-        let mut top: Vec<(i64, f64)> = held.iter().map(|(&id, &s)| (id, s)).collect();
+        let mut top: Vec<(i64, f64)> = held.entries().collect();
         // A few spares, so that a dismissed row or another project's does not void the bound.
         let take = (2 * self.need).min(top.len());
         top.select_nth_unstable_by(take - 1, |a, b| b.1.total_cmp(&a.1));

@@ -166,8 +166,7 @@ impl Held {
     }
 
     /// Walk the rows holding any of `tokens` that pass `screen`, in id order, with their
-    /// counts (one phrase per token). With `only` (ascending), other rows are not visited.
-    /// `None` when the screen's project has no memory at all: nothing passes.
+    /// counts (one phrase per token). With `only` (in any order), other rows are not visited.
     pub(crate) fn each_match(
         &self,
         tokens: &[&[u8]],
@@ -203,6 +202,7 @@ impl Held {
             row_tokens: 0,
             phrases: vec![[0, 0]; tokens.len()],
         };
+        let only = only.map(|ids| Only::new(ids, self.rows.len()));
         if let [token] = tokens {
             // The search's own case, one term at a time: no allocation per row.
             let list = self.list(token);
@@ -213,17 +213,18 @@ impl Held {
                     each(i64::from(p.id), &counts);
                 }
             };
-            match only {
-                Some(ids) => {
+            match &only {
+                Some(Only::Sorted(ids)) => {
                     let mut rest = list;
                     for &id in ids {
-                        let at = rest.partition_point(|p| i64::from(p.id) < id);
+                        let at = rest.partition_point(|p| p.id < id);
                         rest = &rest[at..];
-                        if let Some(p) = rest.first().filter(|p| i64::from(p.id) == id) {
+                        if let Some(p) = rest.first().filter(|p| p.id == id) {
                             visit(p);
                         }
                     }
                 }
+                Some(marked) => list.iter().filter(|p| marked.holds(p.id)).for_each(visit),
                 None => list.iter().for_each(visit),
             }
             return;
@@ -231,7 +232,7 @@ impl Held {
         let mut rows: BTreeMap<u32, Vec<[u64; 2]>> = BTreeMap::new();
         for (i, token) in tokens.iter().enumerate() {
             for p in self.list(token) {
-                if only.is_some_and(|ids| ids.binary_search(&i64::from(p.id)).is_err()) {
+                if only.as_ref().is_some_and(|o| !o.holds(p.id)) {
                     continue;
                 }
                 rows.entry(p.id)
@@ -334,6 +335,49 @@ impl Held {
             row.mtype = traits.mtype;
             row.kind = traits.kind;
             row.project = project;
+        }
+    }
+}
+
+/// The rows a walk is limited to. A few are looked up in each list by binary search; many (a
+/// search that holds most of a common word's rows) are marked in a bitmap the walk checks,
+/// which costs a bit per memory rather than sorting them.
+enum Only {
+    Sorted(Vec<u32>),
+    Marked(Vec<u64>),
+}
+
+impl Only {
+    /// Below this many ids, sorting them costs less than a bitmap of the whole store.
+    const FEW: usize = 4_096;
+
+    fn new(ids: &[i64], slots: usize) -> Only {
+        if ids.len() <= Self::FEW {
+            // An id beyond 32 bits is not held, so it matches nothing.
+            let mut sorted: Vec<u32> = ids
+                .iter()
+                .filter_map(|&id| u32::try_from(id).ok())
+                .collect();
+            sorted.sort_unstable();
+            sorted.dedup();
+            return Only::Sorted(sorted);
+        }
+        let mut bits = vec![0u64; slots.div_ceil(64)];
+        for id in ids.iter().filter_map(|&id| usize::try_from(id).ok()) {
+            if let Some(word) = bits.get_mut(id / 64) {
+                *word |= 1 << (id % 64);
+            }
+        }
+        Only::Marked(bits)
+    }
+
+    fn holds(&self, id: u32) -> bool {
+        match self {
+            Only::Sorted(ids) => ids.binary_search(&id).is_ok(),
+            Only::Marked(bits) => {
+                let id = id as usize;
+                bits.get(id / 64).is_some_and(|w| w & (1 << (id % 64)) != 0)
+            }
         }
     }
 }

@@ -350,11 +350,6 @@ impl Store {
             && let Some(held) = self.keywords()
         {
             let tokens: Vec<&[u8]> = tokens.iter().map(Vec::as_slice).collect();
-            let only = only.map(|mut ids| {
-                ids.sort_unstable();
-                ids.dedup();
-                ids
-            });
             let screen = Screen {
                 project: candidates.project,
                 filter: candidates.filter,
