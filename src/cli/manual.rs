@@ -54,6 +54,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "How many of a search's best results the re-ranker reads (default 4, at most 50); more finds more and costs more.",
     ),
     (
+        "ALETHEIA_KEYWORD_INDEX",
+        "on (the default): the server and the hub keep the keyword index in memory; off: every search reads FTS5, with the same results, more slowly.",
+    ),
+    (
         "ALETHEIA_MODEL_URL",
         "Where aletheia model fetch downloads from, for a mirror that serves each model in a folder of its name.",
     ),

@@ -269,24 +269,32 @@ impl Held {
         p
     }
 
-    /// Take the row `id` out of the index, if it is held.
-    fn remove(&mut self, id: u32) {
-        let Some(row) = self.rows.get_mut(id as usize).and_then(Option::take) else {
-            return;
-        };
-        for &t in &row.terms {
-            let list = &mut self.postings[t as usize];
-            if let Ok(at) = list.binary_search_by_key(&id, |p| p.id) {
-                list.remove(at);
+    /// Take the rows `ids` out of the index, those it holds: each of their terms' lists is
+    /// filtered once, however many of them leave it, so that a delta costs at most one pass over
+    /// the postings (an edit of a memory holding a common word shifts a long list; a thousand
+    /// edits must not shift it a thousand times).
+    fn remove(&mut self, ids: impl Iterator<Item = u32>) {
+        let mut leaving: HashMap<u32, Vec<u32>> = HashMap::new();
+        for id in ids {
+            let Some(row) = self.rows.get_mut(id as usize).and_then(Option::take) else {
+                continue;
+            };
+            self.total_rows -= 1;
+            self.total_tokens -= u64::from(row.tokens);
+            for &t in &row.terms {
+                leaving.entry(t).or_default().push(id);
             }
         }
-        self.total_rows -= 1;
-        self.total_tokens -= u64::from(row.tokens);
+        for (t, mut ids) in leaving {
+            ids.sort_unstable();
+            self.postings[t as usize].retain(|p| ids.binary_search(&p.id).is_err());
+        }
     }
 
-    /// Put a row read from the store into the index, over any earlier version of it.
-    fn put(&mut self, doc: Doc) {
-        self.remove(doc.id);
+    /// Put a row read from the store into the index (once any earlier version of it is
+    /// removed). A posting that belongs before the end of its list (an edited row's) is left in
+    /// `late`, for [`Held::merge`]; a new row's comes after every other and is pushed.
+    fn put(&mut self, doc: Doc, late: &mut HashMap<u32, Vec<Posting>>) {
         let project = self.project_id(&doc.project);
         let mut terms = Vec::with_capacity(doc.terms.len());
         for (token, [title, text]) in doc.terms {
@@ -298,12 +306,8 @@ impl Held {
                 title,
                 text,
             };
-            // New rows come in id order, so this is nearly always a push.
             match list.last() {
-                Some(last) if last.id > doc.id => {
-                    let at = list.partition_point(|p| p.id < doc.id);
-                    list.insert(at, posting);
-                }
+                Some(last) if last.id > doc.id => late.entry(t).or_default().push(posting),
                 _ => list.push(posting),
             }
         }
@@ -323,6 +327,34 @@ impl Held {
             kind: doc.kind,
             terms: terms.into_boxed_slice(),
         });
+    }
+
+    /// Merge the postings `put` left aside into their lists, one pass over each list.
+    fn merge(&mut self, late: HashMap<u32, Vec<Posting>>) {
+        for (t, mut adds) in late {
+            adds.sort_unstable_by_key(|p| p.id);
+            let list = &mut self.postings[t as usize];
+            let old = std::mem::take(list);
+            let mut merged = Vec::with_capacity(old.len() + adds.len());
+            let mut adds = adds.into_iter().peekable();
+            for p in old {
+                while let Some(a) = adds.next_if(|a| a.id < p.id) {
+                    merged.push(a);
+                }
+                merged.push(p);
+            }
+            merged.extend(adds);
+            *list = merged;
+        }
+    }
+
+    /// Give back what the lists grew by beyond their length: a build appends row by row, and a
+    /// list that doubled to fit its last posting can hold nearly twice what it needs.
+    fn shrink(&mut self) {
+        for list in &mut self.postings {
+            list.shrink_to_fit();
+        }
+        self.rows.shrink_to_fit();
     }
 
     /// Change what the ranking reads of a held row whose words did not change.
@@ -469,7 +501,14 @@ impl KeywordIndex {
         if self.busy.load(Ordering::Acquire) {
             return None;
         }
-        match self.catch_up(conn, false) {
+        let caught = match self.tokenizer.lock() {
+            Ok(mut guard) => match guard.as_mut() {
+                Some(tokenizer) => self.catch_up(conn, false, tokenizer),
+                None => Err(no_tokenizer()),
+            },
+            Err(_) => Err(poisoned()),
+        };
+        match caught {
             Ok(true) => {}
             Ok(false) => {
                 self.catch_up_in_background();
@@ -532,13 +571,18 @@ impl KeywordIndex {
     /// One catch-up: read what changed since the index's cursors, then apply it if no other
     /// connection moved them meanwhile (else read again). With `batches`, a long backlog is
     /// read and applied a batch at a time; without, it is refused (`Ok(false)`).
-    fn catch_up(&self, conn: &Connection, batches: bool) -> rusqlite::Result<bool> {
+    fn catch_up(
+        &self,
+        conn: &Connection,
+        batches: bool,
+        tokenizer: &mut Tokenizer,
+    ) -> rusqlite::Result<bool> {
         loop {
             let from = {
                 let held = self.held.read().map_err(|_| poisoned())?;
                 (held.max_id, held.seq)
             };
-            let Some(delta) = self.read_delta(conn, from, batches)? else {
+            let Some(delta) = read_delta(conn, from, batches, tokenizer)? else {
                 return Ok(false);
             };
             let mut held = self.held.write().map_err(|_| poisoned())?;
@@ -557,120 +601,119 @@ impl KeywordIndex {
             }
         }
     }
-
-    /// What changed in the store since `from` (largest id, last change applied), read in one
-    /// transaction. `None` when it is more than a batch and `batches` is off.
-    fn read_delta(
-        &self,
-        conn: &Connection,
-        from: (i64, i64),
-        batches: bool,
-    ) -> rusqlite::Result<Option<Delta>> {
-        let own = conn.is_autocommit();
-        if own {
-            conn.execute_batch("BEGIN")?;
-        }
-        let delta = self.read_delta_in(conn, from, batches);
-        if own {
-            conn.execute_batch("COMMIT")?;
-        }
-        delta
-    }
-
-    fn read_delta_in(
-        &self,
-        conn: &Connection,
-        (max_id, seq): (i64, i64),
-        batches: bool,
-    ) -> rusqlite::Result<Option<Delta>> {
-        let (top, last_seq, first_seq): (i64, i64, i64) = conn
-            .prepare_cached(
-                "SELECT (SELECT coalesce(max(id), 0) FROM memories),
-                        (SELECT coalesce(max(seq), 0) FROM memory_changes),
-                        (SELECT coalesce(min(seq), 0) FROM memory_changes)",
-            )?
-            .query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        let from = (max_id, seq);
-        let fresh = max_id == 0 && seq == 0;
-        // The log is trimmed (see migration v5): an index whose cursor it no longer reaches, or
-        // one ahead of it (another file at the same path), starts afresh.
-        let afresh = !fresh && (seq > last_seq || (seq + 1 < first_seq && first_seq > 1));
-        let (max_id, seq) = if afresh { (0, 0) } else { from };
-        // Every change up to `last_seq` is either read below or already in the rows read
-        // with it, in this one transaction: the change cursor moves to it even when the new
-        // rows take several batches.
-        let mut delta = Delta {
-            from,
-            to: (top, last_seq),
-            afresh,
-            gone: vec![],
-            retraits: vec![],
-            docs: vec![],
-            complete: true,
-        };
-        if max_id > 0 && seq < last_seq {
-            let changed: Vec<(i64, bool)> = conn
-                .prepare_cached(
-                    "SELECT memory_id, max(words) FROM memory_changes
-                     WHERE seq > ?1 AND memory_id <= ?2 GROUP BY memory_id",
-                )?
-                .query_map([seq, max_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<rusqlite::Result<_>>()?;
-            if changed.len() > IN_SEARCH && !batches {
-                return Ok(None);
-            }
-            let mut tokenizer = self.tokenizer.lock().map_err(|_| poisoned())?;
-            let tokenizer = tokenizer.as_mut().ok_or_else(no_tokenizer)?;
-            let mut stmt = conn.prepare_cached(&format!("{ROW_SQL} WHERE id = ?1"))?;
-            for (id, words) in changed {
-                let Ok(id32) = u32::try_from(id) else {
-                    continue;
-                };
-                match stmt.query_row([id], read_row).optional()? {
-                    None => delta.gone.push(id32),
-                    Some(raw) if words => delta.docs.push(raw.tokenize(tokenizer)?),
-                    Some(raw) => delta.retraits.push(raw.untokenized()),
-                }
-            }
-        }
-        if top > max_id {
-            if !batches && top - max_id > i64::try_from(IN_SEARCH).unwrap_or(i64::MAX) {
-                return Ok(None);
-            }
-            let mut tokenizer = self.tokenizer.lock().map_err(|_| poisoned())?;
-            let tokenizer = tokenizer.as_mut().ok_or_else(no_tokenizer)?;
-            let mut stmt =
-                conn.prepare_cached(&format!("{ROW_SQL} WHERE id > ?1 ORDER BY id LIMIT ?2"))?;
-            let raws: Vec<RawRow> = stmt
-                .query_map(rusqlite::params![max_id, BATCH.cast_signed()], read_row)?
-                .collect::<rusqlite::Result<_>>()?;
-            if raws.len() == BATCH
-                && let Some(last) = raws.last()
-                && last.id < top
-            {
-                // More follow: this batch brings the index up to its last row.
-                delta.to.0 = last.id;
-                delta.complete = false;
-            }
-            for raw in raws {
-                if raw.id > MAX_ID {
-                    delta.to.0 = raw.id;
-                    break;
-                }
-                delta.docs.push(raw.tokenize(tokenizer)?);
-            }
-        }
-        Ok(Some(delta))
-    }
 }
 
-/// Catch up a batch at a time until the index is ready and current.
+/// What changed in the store since `from` (largest id, last change applied), read in one
+/// transaction. `None` when it is more than a search should wait for and `batches` is off.
+fn read_delta(
+    conn: &Connection,
+    from: (i64, i64),
+    batches: bool,
+    tokenizer: &mut Tokenizer,
+) -> rusqlite::Result<Option<Delta>> {
+    let own = conn.is_autocommit();
+    if own {
+        conn.execute_batch("BEGIN")?;
+    }
+    let delta = read_delta_in(conn, from, batches, tokenizer);
+    if own {
+        conn.execute_batch("COMMIT")?;
+    }
+    delta
+}
+
+fn read_delta_in(
+    conn: &Connection,
+    (max_id, seq): (i64, i64),
+    batches: bool,
+    tokenizer: &mut Tokenizer,
+) -> rusqlite::Result<Option<Delta>> {
+    let (top, last_seq, first_seq): (i64, i64, i64) = conn
+        .prepare_cached(
+            "SELECT (SELECT coalesce(max(id), 0) FROM memories),
+                        (SELECT coalesce(max(seq), 0) FROM memory_changes),
+                        (SELECT coalesce(min(seq), 0) FROM memory_changes)",
+        )?
+        .query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    let from = (max_id, seq);
+    let fresh = max_id == 0 && seq == 0;
+    // The log is trimmed (see migration v5): an index whose cursor it no longer reaches, or
+    // one ahead of it (another file at the same path), starts afresh.
+    let afresh = !fresh && (seq > last_seq || (seq + 1 < first_seq && first_seq > 1));
+    let (max_id, seq) = if afresh { (0, 0) } else { from };
+    // Every change up to `last_seq` is either read below or already in the rows read
+    // with it, in this one transaction: the change cursor moves to it even when the new
+    // rows take several batches.
+    let mut delta = Delta {
+        from,
+        to: (top, last_seq),
+        afresh,
+        gone: vec![],
+        retraits: vec![],
+        docs: vec![],
+        complete: true,
+    };
+    if max_id > 0 && seq < last_seq {
+        let changed: Vec<(i64, bool)> = conn
+            .prepare_cached(
+                "SELECT memory_id, max(words) FROM memory_changes
+                     WHERE seq > ?1 AND memory_id <= ?2 GROUP BY memory_id",
+            )?
+            .query_map([seq, max_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        if changed.len() > IN_SEARCH && !batches {
+            return Ok(None);
+        }
+        let mut stmt = conn.prepare_cached(&format!("{ROW_SQL} WHERE id = ?1"))?;
+        for (id, words) in changed {
+            let Ok(id32) = u32::try_from(id) else {
+                continue;
+            };
+            match stmt.query_row([id], read_row).optional()? {
+                None => delta.gone.push(id32),
+                Some(raw) if words => delta.docs.push(raw.tokenize(tokenizer)?),
+                Some(raw) => delta.retraits.push(raw.untokenized()),
+            }
+        }
+    }
+    if top > max_id {
+        if !batches && top - max_id > i64::try_from(IN_SEARCH).unwrap_or(i64::MAX) {
+            return Ok(None);
+        }
+        let mut stmt =
+            conn.prepare_cached(&format!("{ROW_SQL} WHERE id > ?1 ORDER BY id LIMIT ?2"))?;
+        let raws: Vec<RawRow> = stmt
+            .query_map(rusqlite::params![max_id, BATCH.cast_signed()], read_row)?
+            .collect::<rusqlite::Result<_>>()?;
+        if raws.len() == BATCH
+            && let Some(last) = raws.last()
+            && last.id < top
+        {
+            // More follow: this batch brings the index up to its last row.
+            delta.to.0 = last.id;
+            delta.complete = false;
+        }
+        for raw in raws {
+            if raw.id > MAX_ID {
+                delta.to.0 = raw.id;
+                break;
+            }
+            delta.docs.push(raw.tokenize(tokenizer)?);
+        }
+    }
+    Ok(Some(delta))
+}
+
+/// Catch up a batch at a time until the index is ready and current, with a tokenizer of its
+/// own (searches keep theirs for their query words), then give back what the lists grew by.
 fn while_behind(index: &KeywordIndex, conn: &Connection) -> rusqlite::Result<()> {
-    while !index.catch_up(conn, true)? {
+    let mut tokenizer = Tokenizer::new(TOKENIZER)?;
+    while !index.catch_up(conn, true, &mut tokenizer)? {
         if index.disabled.load(Ordering::Relaxed) {
             return Ok(());
         }
     }
+    index.held.write().map_err(|_| poisoned())?.shrink();
     Ok(())
 }
 
@@ -678,16 +721,23 @@ fn apply(held: &mut Held, delta: Delta) {
     if delta.afresh {
         *held = Held::default();
     }
-    for id in delta.gone {
-        held.remove(id);
-    }
+    // The deleted rows leave, and so do the earlier versions of those read again.
+    held.remove(
+        delta
+            .gone
+            .iter()
+            .copied()
+            .chain(delta.docs.iter().map(|d| d.id)),
+    );
     for doc in delta.retraits {
         let id = doc.id;
         held.retrait(id, &doc);
     }
+    let mut late = HashMap::new();
     for doc in delta.docs {
-        held.put(doc);
+        held.put(doc, &mut late);
     }
+    held.merge(late);
     held.max_id = delta.to.0;
     held.seq = delta.to.1;
 }
