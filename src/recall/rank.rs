@@ -99,6 +99,20 @@ pub fn bm25(c: &TermCounts, df: &DocFreqs) -> f64 {
 
 /// What the phrase at `phrase` of the counted expression adds to the row's BM25, as term `t`.
 pub fn term_score(c: &TermCounts, phrase: usize, t: TermFreq) -> f64 {
+    weighted_score(c, phrase, t.weight())
+}
+
+impl TermFreq {
+    /// The term's IDF, for [`weighted_score`]: a walk over a common word's rows computes it
+    /// once, not a logarithm per row.
+    pub fn weight(self) -> f64 {
+        idf(self.rows, self.hits)
+    }
+}
+
+/// [`term_score`] with the term's IDF already computed ([`TermFreq::weight`]), the same to the
+/// bit.
+pub fn weighted_score(c: &TermCounts, phrase: usize, idf: f64) -> f64 {
     let Some(counts) = c.phrases.get(phrase) else {
         return 0.0;
     };
@@ -109,7 +123,7 @@ pub fn term_score(c: &TermCounts, phrase: usize, t: TermFreq) -> f64 {
     };
     let length = 1.0 - B + B * c.row_tokens as f64 / avgdl;
     let freq = WEIGHTS[0] * counts[0] as f64 + WEIGHTS[1] * counts[1] as f64;
-    idf(t.rows, t.hits) * freq * (K1 + 1.0) / (freq + K1 * length)
+    idf * freq * (K1 + 1.0) / (freq + K1 * length)
 }
 
 /// FTS5's IDF: rare terms weigh more; a term in more than half the rows weighs almost nothing

@@ -45,8 +45,13 @@ pub(super) fn best(store: &dyn Storage, req: &Request) -> Result<Vec<(f64, i64)>
     order.sort_by(|&a, &b| df.ceiling(b).total_cmp(&df.ceiling(a)).then(a.cmp(&b)));
 
     let mut ranker = Ranker::new(store, req)?;
-    let expected = df.terms.iter().map(|t| t.hits).sum();
-    let mut held = Running::new(index_rows, expected);
+    // The share of the store the walks may reach: each term's, as its sample tells it.
+    let reach: f64 = df
+        .terms
+        .iter()
+        .map(|t| t.hits as f64 / t.rows.max(1) as f64)
+        .sum();
+    let mut held = Running::new(index_rows, reach);
     let mut open = true;
     for (step, &term) in order.iter().enumerate() {
         let still_to_walk: f64 = order[step..].iter().map(|&t| df.ceiling(t)).sum();
@@ -58,10 +63,10 @@ pub(super) fn best(store: &dyn Storage, req: &Request) -> Result<Vec<(f64, i64)>
             ids.extend(&ranker.pinned);
             ids
         });
-        let tf = df.terms[term];
+        let weight = df.terms[term].weight();
         let one = std::slice::from_ref(&req.terms[term]);
         store.each_match_counted(one, req.candidates, only, &mut |id, counts| {
-            let share = rank::term_score(counts, 0, tf);
+            let share = rank::weighted_score(counts, 0, weight);
             if open || ranker.pinned.contains(&id) {
                 held.add(id, share);
             } else {
@@ -123,16 +128,14 @@ enum Running {
 }
 
 impl Running {
-    /// An array when the walks are expected to reach one row in 64 or more: 8 bytes a memory
-    /// then cost less than a map entry a match.
-    fn new(index_rows: u64, expected_matches: u64) -> Running {
+    /// An array when the walks are expected to reach one row in 64 or more (`reach`, the
+    /// share of the store): 8 bytes a memory then cost less than a map entry a match.
+    fn new(index_rows: u64, reach: f64) -> Running {
         match usize::try_from(index_rows) {
-            Ok(rows) if rows <= 1 << 26 && expected_matches.saturating_mul(64) >= index_rows => {
-                Running::Dense {
-                    scores: vec![0.0; rows + 1],
-                    ids: Vec::new(),
-                }
-            }
+            Ok(rows) if rows <= 1 << 26 && reach * 64.0 >= 1.0 => Running::Dense {
+                scores: vec![0.0; rows + 1],
+                ids: Vec::new(),
+            },
             _ => Running::Map(HashMap::new()),
         }
     }
@@ -300,18 +303,21 @@ impl<'s> Ranker<'s> {
     /// project, or deleted since the index was read).
     fn traits(&mut self, id: i64) -> Result<Option<&Traits>, StoreError> {
         if !self.seen.contains_key(&id) {
-            let traits = self.rows.get(id)?.and_then(|row| {
-                (!row.dismissed && self.project.as_ref().is_none_or(|p| *p == row.project))
-                    .then_some(Traits {
-                        created_at: row.created_at,
-                        pinned: row.pinned,
-                        mtype: row.mtype,
-                        kind: row.kind,
-                    })
-            });
+            let traits = self.read(id)?;
             self.seen.insert(id, traits);
         }
         Ok(self.seen[&id].as_ref())
+    }
+
+    /// The row's traits as the store has them now, `None` when it cannot be a result.
+    fn read(&mut self, id: i64) -> Result<Option<Traits>, StoreError> {
+        let row = self.rows.eligible(id, self.project.as_deref())?;
+        Ok(row.map(|row| Traits {
+            created_at: row.created_at,
+            pinned: row.pinned,
+            mtype: row.mtype,
+            kind: row.kind,
+        }))
     }
 
     fn offer(&mut self, bm25: f64, id: i64, pinned: bool) -> Result<(), StoreError> {
@@ -324,7 +330,13 @@ impl<'s> Ranker<'s> {
             return Ok(());
         }
         let newest = self.newest;
-        let Some(score) = self.traits(id)?.map(|t| rank::adjusted(bm25, t, newest)) else {
+        // Read once more rather than kept: of a common word's rows most are offered once, and
+        // keeping each would cost more than the read.
+        let traits = match self.seen.get(&id) {
+            Some(seen) => seen.as_ref().map(|t| rank::adjusted(bm25, t, newest)),
+            None => self.read(id)?.map(|t| rank::adjusted(bm25, &t, newest)),
+        };
+        let Some(score) = traits else {
             return Ok(());
         };
         self.best.push(Reverse(Scored(score, id)));

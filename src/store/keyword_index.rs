@@ -21,7 +21,7 @@
 //! thousands of memories); until then, searches go to FTS5, which answers the same.
 
 use super::fts5_api::{Purpose, Tokenizer};
-use super::search::{CandidateRow, Filter, TermSample};
+use super::search::{CandidateRow, Eligible, Filter, TermSample};
 use super::term_counts::TermCounts;
 use crate::model::{Kind, MemoryType};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
@@ -162,6 +162,19 @@ impl Held {
             kind: row.kind,
             dismissed: row.dismissed,
             project: self.projects[row.project as usize].to_string(),
+        })
+    }
+
+    /// What ranking reads of the row `id` when it can be a result (see
+    /// `CandidateReader::eligible`): its project is compared where it is held, not copied.
+    pub(crate) fn eligible(&self, id: i64, project: Option<&str>) -> Option<Eligible> {
+        let row = self.row(u32::try_from(id).ok()?)?;
+        let in_project = project.is_none_or(|p| *self.projects[row.project as usize] == *p);
+        (!row.dismissed && in_project).then_some(Eligible {
+            created_at: row.created_at,
+            pinned: row.pinned,
+            mtype: row.mtype,
+            kind: row.kind,
         })
     }
 
@@ -1063,6 +1076,12 @@ mod tests {
             );
             for (id, _) in want.iter().take(20) {
                 assert_eq!(g.get(*id).unwrap(), w.get(*id).unwrap(), "row {id}");
+                for scope in [None, Some(project.as_str())] {
+                    assert_eq!(
+                        g.eligible(*id, scope).unwrap(),
+                        w.eligible(*id, scope).unwrap()
+                    );
+                }
             }
         }
     }

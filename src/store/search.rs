@@ -131,6 +131,30 @@ pub struct CandidateRow {
 pub trait CandidateReader {
     /// The memory `id`, or `None` when there is none (deleted since the index was read).
     fn get(&mut self, id: i64) -> Result<Option<CandidateRow>, StoreError>;
+
+    /// What ranking reads of the memory `id` when it can be a result (not dismissed, and in
+    /// `project` when one is given), else `None`. A ranking of a common word reads most of the
+    /// store's rows this way, so an engine that can check the project in place answers without
+    /// copying it.
+    fn eligible(&mut self, id: i64, project: Option<&str>) -> Result<Option<Eligible>, StoreError> {
+        Ok(self.get(id)?.and_then(|row| {
+            (!row.dismissed && project.is_none_or(|p| p == row.project)).then_some(Eligible {
+                created_at: row.created_at,
+                pinned: row.pinned,
+                mtype: row.mtype,
+                kind: row.kind,
+            })
+        }))
+    }
+}
+
+/// What a ranking weighs of a memory that can be a result (see [`CandidateReader::eligible`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Eligible {
+    pub created_at: i64,
+    pub pinned: bool,
+    pub mtype: MemoryType,
+    pub kind: Kind,
 }
 
 /// SQLite's candidate reader: the keyword index in memory when it was ready as the reader was
@@ -163,6 +187,21 @@ impl CandidateReader for CandidateRows<'_> {
             })
             .optional()
             .map_err(|e| self.store.err(e))
+    }
+
+    fn eligible(&mut self, id: i64, project: Option<&str>) -> Result<Option<Eligible>, StoreError> {
+        if let Some(held) = self.index.and_then(KeywordIndex::as_is) {
+            return Ok(held.eligible(id, project));
+        }
+        let row = self.get(id)?;
+        Ok(row.and_then(|row| {
+            (!row.dismissed && project.is_none_or(|p| p == row.project)).then_some(Eligible {
+                created_at: row.created_at,
+                pinned: row.pinned,
+                mtype: row.mtype,
+                kind: row.kind,
+            })
+        }))
     }
 }
 
