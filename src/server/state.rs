@@ -78,12 +78,19 @@ impl State {
         self
     }
 
-    /// Open the first pooled connection now, so that its keyword index builds while the
-    /// process starts rather than on the first search; a store that cannot be opened yet is
-    /// left to the first request, which says why.
-    pub fn warm(&self) {
-        if let Ok(store) = self.take() {
-            self.give_back(store);
+    /// Open the first pooled connection now, on the blocking pool, so that its keyword index
+    /// builds while the process starts rather than on the first search. Only a SQLite store
+    /// keeps one; a store that cannot be opened yet is left to the first request, which says
+    /// why.
+    pub fn warm(self: &Arc<Self>) {
+        let sqlite = matches!(self.database, None | Some(HubDatabase::Sqlite(_)));
+        if self.keyword_index && sqlite {
+            let state = Arc::clone(self);
+            tokio::task::spawn_blocking(move || {
+                if let Ok(store) = state.take() {
+                    state.give_back(store);
+                }
+            });
         }
     }
 
