@@ -525,18 +525,23 @@ mod tests {
         .unwrap()
     }
 
+    /// One to five words of `random_store`'s vocabulary, every other query in a project, and a
+    /// page of 1, 10 or 30.
+    fn random_query(rng: &mut Rng, q: usize) -> (Vec<String>, Option<String>, usize) {
+        let terms = 1 + rng.below(5);
+        let mut words: Vec<String> = (0..terms).map(|_| format!("w{}", rng.word(3000))).collect();
+        words.dedup();
+        let project = q.is_multiple_of(2).then(|| format!("p{}", rng.below(3)));
+        (words, project, [1, 10, 30][q % 3])
+    }
+
     #[test]
     fn the_pruned_top_ten_is_the_top_ten_of_every_match() {
         for (n, seed) in [(300, 1), (5_000, 2), (50_000, 3)] {
             let (_dir, store) = random_store(n, seed);
             let mut rng = Rng(seed * 7919);
             for q in 0..40 {
-                let terms = 1 + rng.below(5);
-                let mut words: Vec<String> =
-                    (0..terms).map(|_| format!("w{}", rng.word(3000))).collect();
-                words.dedup();
-                let project = (q % 2 == 0).then(|| format!("p{}", rng.below(3)));
-                let need = [1, 10, 30][q % 3];
+                let (words, project, need) = random_query(&mut rng, q);
                 let want = exhaustive(&store, &words, project.as_deref(), need);
                 let got = pruned(&store, &words, project.as_deref(), need);
                 assert_eq!(
@@ -556,22 +561,10 @@ mod tests {
         let (dir, store) = random_store(20_000, 4);
         let served =
             Store::open_path(&dir.path().join("hub.db"), OpenOptions::SEARCH_SERVING).unwrap();
-        let start = std::time::Instant::now();
-        while !served.keywords_ready() {
-            assert!(
-                start.elapsed().as_secs() < 60,
-                "the index never became ready"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
+        served.wait_for_keywords();
         let mut rng = Rng(31);
         for q in 0..60 {
-            let terms = 1 + rng.below(5);
-            let mut words: Vec<String> =
-                (0..terms).map(|_| format!("w{}", rng.word(3000))).collect();
-            words.dedup();
-            let project = (q % 2 == 0).then(|| format!("p{}", rng.below(3)));
-            let need = [1, 10, 30][q % 3];
+            let (words, project, need) = random_query(&mut rng, q);
             let got = pruned(&served, &words, project.as_deref(), need);
             // The same counts in the same order: the same scores to the bit.
             assert_eq!(got, pruned(&store, &words, project.as_deref(), need));

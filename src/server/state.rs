@@ -224,14 +224,8 @@ impl State {
         }
         let opened = match &self.database {
             Some(db) => db.open_serving(self.keyword_index),
-            None => {
-                let opts = if self.keyword_index {
-                    OpenOptions::SEARCH_SERVING
-                } else {
-                    OpenOptions::SERVING
-                };
-                Store::open(&self.paths, opts).map(|s| Box::new(s) as Box<dyn HubStorage + Send>)
-            }
+            None => Store::open(&self.paths, OpenOptions::serving(self.keyword_index))
+                .map(|s| Box::new(s) as Box<dyn HubStorage + Send>),
         };
         opened.map_err(|e| OpError::StoreUnavailable(format!("the store cannot be opened: {e}")))
     }

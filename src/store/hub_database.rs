@@ -61,14 +61,10 @@ impl HubDatabase {
     /// checked.
     pub fn open_serving(&self, searches: bool) -> Result<Box<dyn HubStorage + Send>, StoreError> {
         match self {
-            HubDatabase::Sqlite(file) => {
-                let opts = if searches {
-                    OpenOptions::SEARCH_SERVING
-                } else {
-                    OpenOptions::SERVING
-                };
-                Ok(Box::new(Store::open_path(file, opts)?))
-            }
+            HubDatabase::Sqlite(file) => Ok(Box::new(Store::open_path(
+                file,
+                OpenOptions::serving(searches),
+            )?)),
             HubDatabase::Postgres(url) => Ok(Box::new(PgStore::open(url)?)),
         }
     }

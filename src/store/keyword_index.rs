@@ -21,7 +21,7 @@
 //! thousands of memories); until then, searches go to FTS5, which answers the same.
 
 use super::fts5_api::{Purpose, Tokenizer};
-use super::search::{CandidateRow, Eligible, Filter, TermSample};
+use super::search::{CandidateRow, Candidates, Eligible, TermSample};
 use super::term_counts::TermCounts;
 use crate::model::{Kind, MemoryType};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
@@ -114,13 +114,6 @@ pub(crate) struct Held {
     seq: i64,
 }
 
-/// Which rows a walk yields: the project's, passing the filter, never dismissed.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Screen<'a> {
-    pub project: Option<&'a str>,
-    pub filter: Option<&'a Filter<'a>>,
-}
-
 impl Held {
     /// The store's largest id when the index last caught up (see `Store::indexed_rows`).
     pub(crate) fn indexed_rows(&self) -> u64 {
@@ -179,12 +172,13 @@ impl Held {
         })
     }
 
-    /// Walk the rows holding any of `tokens` that pass `screen`, in id order, with their
-    /// counts (one phrase per token). With `only` (in any order), other rows are not visited.
+    /// Walk the rows holding any of `tokens` that pass `screen` (exactly in its project and its
+    /// filter's, never dismissed), in id order, with their counts (one phrase per token). With
+    /// `only` (in any order), other rows are not visited.
     pub(crate) fn each_match(
         &self,
         tokens: &[&[u8]],
-        screen: Screen<'_>,
+        screen: Candidates<'_>,
         only: Option<&[i64]>,
         each: &mut dyn FnMut(i64, &TermCounts),
     ) {
@@ -870,9 +864,8 @@ impl RawRow {
 )]
 mod tests {
     use super::*;
-    use crate::store::search::Candidates;
+    use crate::store::search::Filter;
     use crate::store::{OpenOptions, Store};
-    use std::time::Instant;
 
     /// A small deterministic generator (xorshift), so every run writes the same stores.
     struct Rng(u64);
@@ -991,22 +984,37 @@ mod tests {
         insert(w, rng, new_rows);
     }
 
-    fn served(path: &Path) -> Store {
-        let store = Store::open_path(path, OpenOptions::SEARCH_SERVING).unwrap();
-        ready(&store);
-        store
+    /// A store of `n` memories written by `insert`: the folder holding it, its file, a
+    /// connection that searches it through FTS5, a plain connection that writes it, and the
+    /// generator, to go on with.
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        path: PathBuf,
+        plain: Store,
+        w: Connection,
+        rng: Rng,
     }
 
-    /// Wait for the index to be built or caught up in the background.
-    fn ready(store: &Store) {
-        let start = Instant::now();
-        while !store.keywords_ready() {
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "the index never became ready"
-            );
-            std::thread::sleep(Duration::from_millis(5));
+    fn fixture(seed: u64, n: usize) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hub.db");
+        let plain = Store::open_path(&path, OpenOptions::INTERACTIVE).unwrap();
+        let w = Connection::open(&path).unwrap();
+        let mut rng = Rng(seed);
+        insert(&w, &mut rng, n);
+        Fixture {
+            _dir: dir,
+            path,
+            plain,
+            w,
+            rng,
         }
+    }
+
+    fn served(path: &Path) -> Store {
+        let store = Store::open_path(path, OpenOptions::SEARCH_SERVING).unwrap();
+        store.wait_for_keywords();
+        store
     }
 
     fn counted(store: &Store, terms: &[String], filter: &Filter<'_>) -> Vec<(i64, TermCounts)> {
@@ -1095,12 +1103,13 @@ mod tests {
 
     #[test]
     fn the_index_answers_as_fts5_does_through_every_kind_of_write() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("hub.db");
-        let plain = Store::open_path(&path, OpenOptions::INTERACTIVE).unwrap();
-        let w = Connection::open(&path).unwrap();
-        let mut rng = Rng(7);
-        insert(&w, &mut rng, 3_000);
+        let Fixture {
+            _dir,
+            path,
+            plain,
+            w,
+            mut rng,
+        } = fixture(7, 3_000);
         let served = served(&path);
         same_answers(&served, &plain, &mut rng);
         for round in 0..25 {
@@ -1112,20 +1121,15 @@ mod tests {
                 rng.below(40) as usize
             };
             writes(&w, &mut rng, new_rows);
-            ready(&served);
+            served.wait_for_keywords();
             same_answers(&served, &plain, &mut rng);
         }
     }
 
     #[test]
     fn a_write_on_the_serving_connection_itself_is_seen_by_its_next_search() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("hub.db");
-        let w = Connection::open(&path).unwrap();
-        drop(Store::open_path(&path, OpenOptions::INTERACTIVE).unwrap());
-        let mut rng = Rng(3);
-        insert(&w, &mut rng, 50);
-        let mut served = served(&path);
+        let fixture = fixture(3, 50);
+        let mut served = served(&fixture.path);
         let terms = vec!["zeppelin".to_owned()];
         assert!(counted(&served, &terms, &Filter::default()).is_empty());
         served
@@ -1138,12 +1142,13 @@ mod tests {
 
     #[test]
     fn a_change_log_trimmed_past_the_index_rebuilds_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("hub.db");
-        let plain = Store::open_path(&path, OpenOptions::INTERACTIVE).unwrap();
-        let w = Connection::open(&path).unwrap();
-        let mut rng = Rng(11);
-        insert(&w, &mut rng, 200);
+        let Fixture {
+            _dir,
+            path,
+            plain,
+            w,
+            mut rng,
+        } = fixture(11, 200);
         let served = served(&path);
         // As if the log had been trimmed while the process slept: the entries after the
         // index's cursor are gone, so it cannot tell what changed and must read everything.
@@ -1153,7 +1158,7 @@ mod tests {
              DELETE FROM memory_changes WHERE seq < (SELECT max(seq) FROM memory_changes);",
         )
         .unwrap();
-        ready(&served);
+        served.wait_for_keywords();
         same_answers(&served, &plain, &mut rng);
         let moved = counted(&served, &["moved".to_owned()], &Filter::default());
         assert_eq!(moved.iter().map(|m| m.0).collect::<Vec<_>>(), [5, 6]);
@@ -1161,11 +1166,14 @@ mod tests {
 
     #[test]
     fn searches_while_another_connection_writes_stay_exact() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("hub.db");
-        let plain = Store::open_path(&path, OpenOptions::INTERACTIVE).unwrap();
-        let mut rng = Rng(5);
-        insert(&Connection::open(&path).unwrap(), &mut rng, 2_000);
+        // The folder lives as long as its binding; the writer below opens a connection of its own.
+        let Fixture {
+            _dir,
+            path,
+            plain,
+            w: _,
+            mut rng,
+        } = fixture(5, 2_000);
         let writer = {
             let path = path.clone();
             std::thread::spawn(move || {
@@ -1187,17 +1195,15 @@ mod tests {
             }
         }
         writer.join().unwrap();
-        ready(&served);
+        served.wait_for_keywords();
         same_answers(&served, &plain, &mut rng);
     }
 
     #[test]
     fn a_term_fts5_reads_as_several_tokens_goes_to_fts5() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("hub.db");
-        let plain = Store::open_path(&path, OpenOptions::INTERACTIVE).unwrap();
-        let mut rng = Rng(13);
-        insert(&Connection::open(&path).unwrap(), &mut rng, 300);
+        let Fixture {
+            _dir, path, plain, ..
+        } = fixture(13, 300);
         let served = served(&path);
         let index = served.keywords.as_ref().unwrap();
         assert_eq!(

@@ -181,13 +181,23 @@ impl OpenOptions {
         keywords_in_memory: false,
     };
     /// The pooled connections of a process that answers many searches (the server, the hub):
-    /// [`OpenOptions::SERVING`], with the keyword index in memory. It costs memory (about 60 MB
+    /// [`OpenOptions::SERVING`], with the keyword index in memory. It costs memory (about 87 MB
     /// at 100,000 memories) and a build at start, so a process that searches now and then
     /// (`aletheia mcp` on stdio, the worker) leaves it to FTS5.
     pub const SEARCH_SERVING: OpenOptions = OpenOptions {
         keywords_in_memory: true,
         ..OpenOptions::SERVING
     };
+
+    /// A long-running process's connection: [`OpenOptions::SEARCH_SERVING`] when it answers
+    /// searches with the keyword index in memory, else [`OpenOptions::SERVING`].
+    pub const fn serving(keyword_index: bool) -> OpenOptions {
+        if keyword_index {
+            OpenOptions::SEARCH_SERVING
+        } else {
+            OpenOptions::SERVING
+        }
+    }
 }
 
 /// An open store.
@@ -489,6 +499,20 @@ impl Store {
     #[cfg(test)]
     pub(crate) fn keywords_ready(&self) -> bool {
         self.keywords().is_some()
+    }
+
+    /// Wait (a minute at most) for the keyword index to be built or caught up in the
+    /// background.
+    #[cfg(test)]
+    pub(crate) fn wait_for_keywords(&self) {
+        let start = std::time::Instant::now();
+        while !self.keywords_ready() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the index never became ready"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// How many bytes of the file this connection may map (`PRAGMA mmap_size`).

@@ -8,7 +8,7 @@
 //! column filters, `bm25()` and its weights, the `aletheia_terms` function and its row sets) stay
 //! in this file, so that a second engine answers the same questions its own way.
 
-use super::keyword_index::{KeywordIndex, Screen};
+use super::keyword_index::KeywordIndex;
 use super::sql_numbers::{count, count_usize};
 use super::term_counts::{self, TermCounts};
 use super::{COLUMNS, Store, StoreError, from_row};
@@ -137,14 +137,20 @@ pub trait CandidateReader {
     /// store's rows this way, so an engine that can check the project in place answers without
     /// copying it.
     fn eligible(&mut self, id: i64, project: Option<&str>) -> Result<Option<Eligible>, StoreError> {
-        Ok(self.get(id)?.and_then(|row| {
-            (!row.dismissed && project.is_none_or(|p| p == row.project)).then_some(Eligible {
-                created_at: row.created_at,
-                pinned: row.pinned,
-                mtype: row.mtype,
-                kind: row.kind,
-            })
-        }))
+        Ok(self.get(id)?.and_then(|row| row.eligible(project)))
+    }
+}
+
+impl CandidateRow {
+    /// What ranking weighs of the row when it can be a result: not dismissed, and in `project`
+    /// when one is given.
+    fn eligible(self, project: Option<&str>) -> Option<Eligible> {
+        (!self.dismissed && project.is_none_or(|p| p == self.project)).then_some(Eligible {
+            created_at: self.created_at,
+            pinned: self.pinned,
+            mtype: self.mtype,
+            kind: self.kind,
+        })
     }
 }
 
@@ -193,15 +199,7 @@ impl CandidateReader for CandidateRows<'_> {
         if let Some(held) = self.index.and_then(KeywordIndex::as_is) {
             return Ok(held.eligible(id, project));
         }
-        let row = self.get(id)?;
-        Ok(row.and_then(|row| {
-            (!row.dismissed && project.is_none_or(|p| p == row.project)).then_some(Eligible {
-                created_at: row.created_at,
-                pinned: row.pinned,
-                mtype: row.mtype,
-                kind: row.kind,
-            })
-        }))
+        Ok(self.get(id)?.and_then(|row| row.eligible(project)))
     }
 }
 
@@ -389,11 +387,7 @@ impl Store {
             && let Some(held) = self.keywords()
         {
             let tokens: Vec<&[u8]> = tokens.iter().map(Vec::as_slice).collect();
-            let screen = Screen {
-                project: candidates.project,
-                filter: candidates.filter,
-            };
-            held.each_match(&tokens, screen, only.as_deref(), each);
+            held.each_match(&tokens, candidates, only.as_deref(), each);
             return Ok(());
         }
         self.ensure_term_counts()?;
