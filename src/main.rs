@@ -57,9 +57,10 @@ enum Command {
     Rules(cli::rules::RulesCommand),
     /// Turn finished sessions into facts and summaries now (or keep a worker running).
     Compress(cli::compress::CompressArgs),
-    /// Facts that disagree: list, accept, reject.
-    #[command(subcommand)]
-    Review(cli::review::ReviewCommand),
+    /// What waits for you: clients' proposals and facts that disagree. list, accept, reject.
+    Review(cli::review::ReviewArgs),
+    /// How far each connected client's writes are trusted: read, propose or write.
+    Trust(cli::trust::TrustArgs),
     /// Named work-state lists: read, write.
     #[command(subcommand)]
     List(cli::list::ListCommand),
@@ -151,6 +152,7 @@ fn main() -> ExitCode {
         Command::Compress(a) => cli::compress::run(a, json),
         Command::Backfill(a) => cli::backfill::run(a, json),
         Command::Review(c) => cli::review::run(c, json),
+        Command::Trust(a) => cli::trust::run(a, json),
         Command::List(c) => cli::list::run(c, json),
         Command::Save(a) => cli::save::run(a, json),
         Command::Capture(a) => cli::capture::run(a, json),

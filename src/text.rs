@@ -183,13 +183,30 @@ impl Text for ops::recall::FactHistory {
 }
 
 impl Text for ops::review::ReviewList {
-    /// Each review's two facts, then how to settle one.
-    fn text(reviews: &Self::Output, clock: &Clock) -> Rendered {
-        if reviews.is_empty() {
-            return Rendered::plain("No facts wait for review.");
+    /// Each proposal (what, from whom, when, why it waits), then each review's two facts, then
+    /// how to settle one.
+    fn text(inbox: &Self::Output, clock: &Clock) -> Rendered {
+        if inbox.proposals.is_empty() && inbox.facts.is_empty() {
+            return Rendered::plain("Nothing waits for review.");
         }
         let mut lines = Vec::new();
-        for r in reviews {
+        for p in &inbox.proposals {
+            let place = if p.project.is_empty() {
+                String::new()
+            } else {
+                format!(" in {}", p.project)
+            };
+            lines.push(format!(
+                "p{} {}{place}, from {} on {} ({} ago): waits because {}.",
+                p.id,
+                p.summary.replace('\n', " "),
+                p.client,
+                clock.date_minute(p.created_at),
+                crate::time::span(clock.now() - p.created_at),
+                p.why
+            ));
+        }
+        for r in &inbox.facts {
             let (subject, predicate) = r
                 .facts
                 .first()
@@ -207,8 +224,75 @@ impl Text for ops::review::ReviewList {
                     .map(|f| format!("- fact #{}: {}", f.id, f.line(clock))),
             );
         }
-        lines.push("Keep one with: aletheia review accept FACT_ID (or reject FACT_ID).".into());
+        if !inbox.proposals.is_empty() {
+            lines.push(
+                "Accept or reject a proposal with: aletheia review accept pID (or reject pID)."
+                    .into(),
+            );
+        }
+        if !inbox.facts.is_empty() {
+            lines.push("Keep one with: aletheia review accept FACT_ID (or reject FACT_ID).".into());
+        }
         Rendered::recalled(lines.join("\n"))
+    }
+}
+
+impl Text for ops::review::ProposalAccept {
+    fn text(d: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(format!(
+            "Accepted p{} from {}: {}. It is written as {} asked.",
+            d.proposal.id,
+            d.proposal.client,
+            d.proposal.summary.replace('\n', " "),
+            d.proposal.client
+        ))
+    }
+}
+
+impl Text for ops::review::ProposalReject {
+    fn text(d: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(format!(
+            "Rejected p{} from {}: {}. Nothing was written.",
+            d.proposal.id,
+            d.proposal.client,
+            d.proposal.summary.replace('\n', " ")
+        ))
+    }
+}
+
+impl Text for ops::trust::SetTrust {
+    fn text(t: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(match t.level {
+            Some(level) => format!(
+                "{} is at {}{}.",
+                t.client,
+                level.as_str(),
+                match level {
+                    ops::trust::Level::Read => ": every write it tries is refused",
+                    ops::trust::Level::Propose =>
+                        ": what it writes waits for you in aletheia review",
+                    ops::trust::Level::Write => ": it writes memories and rules directly",
+                }
+            ),
+            None => format!(
+                "{} has the defaults again: it writes memories directly and proposes rules.",
+                t.client
+            ),
+        })
+    }
+}
+
+impl Text for ops::trust::ListTrust {
+    fn text(l: &Self::Output, clock: &Clock) -> Rendered {
+        let mut lines: Vec<String> = l
+            .clients
+            .iter()
+            .map(|c| format!("{}  {}  (set {})", c.client, c.level, clock.date(c.set_at)))
+            .collect();
+        lines.push(
+            "Every other client writes memories directly and proposes rules (the defaults).".into(),
+        );
+        Rendered::plain(lines.join("\n"))
     }
 }
 

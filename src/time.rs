@@ -29,6 +29,37 @@ fn epoch_ms(since_epoch: Duration) -> i64 {
     i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX)
 }
 
+/// A length of time as people say it, to the unit that matters: `moments`, `5 minutes`,
+/// `1 hour`, `3 days`, `2 weeks`, `4 months`, `2 years`. For ages ("3 weeks ago") and gaps
+/// ("changed 2 days later"), where an exact figure would only be noise. A negative span (a
+/// clock that moved back) reads as moments.
+pub fn span(ms: i64) -> String {
+    const MINUTE: i64 = 60_000;
+    const HOUR: i64 = 60 * MINUTE;
+    const DAY: i64 = 24 * HOUR;
+    const WEEK: i64 = 7 * DAY;
+    // A month and a year as the calendar averages them (30.44 and 365.25 days).
+    const MONTH: i64 = 2_629_746_000;
+    const YEAR: i64 = 31_557_600_000;
+    let (n, unit) = if ms < MINUTE {
+        return "moments".to_owned();
+    } else if ms < HOUR {
+        (ms / MINUTE, "minute")
+    } else if ms < DAY {
+        (ms / HOUR, "hour")
+    } else if ms < 2 * WEEK {
+        // "10 days" says more than "1 week".
+        (ms / DAY, "day")
+    } else if ms < 2 * MONTH {
+        (ms / WEEK, "week")
+    } else if ms < YEAR {
+        (ms / MONTH, "month")
+    } else {
+        (ms / YEAR, "year")
+    };
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
+}
+
 /// `2026-10-29T19:46:45.563Z`: UTC, for reports other programs read.
 pub fn iso_utc(ms: i64) -> String {
     Clock::utc(ms).iso(ms)
@@ -295,6 +326,21 @@ fn instant(ms: i64) -> Timestamp {
 
 #[cfg(test)]
 mod tests {
+    #[rstest::rstest]
+    #[case(-5, "moments")]
+    #[case(59_999, "moments")]
+    #[case(60_000, "1 minute")]
+    #[case(3_599_999, "59 minutes")]
+    #[case(7_200_000, "2 hours")]
+    #[case(86_400_000, "1 day")]
+    #[case(13 * 86_400_000, "13 days")]
+    #[case(14 * 86_400_000, "2 weeks")]
+    #[case(70 * 86_400_000, "2 months")]
+    #[case(400 * 86_400_000, "1 year")]
+    fn a_span_reads_in_the_unit_that_matters(#[case] ms: i64, #[case] said: &str) {
+        assert_eq!(super::span(ms), said);
+    }
+
     /// A clock in UTC, for formatting checks.
     const U: Clock = Clock {
         now: 0,

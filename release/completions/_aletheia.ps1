@@ -37,7 +37,8 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove what `install` added to a host''s configuration')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'Standing rules: list, add, confirm')
             [CompletionResult]::new('compress', 'compress', [CompletionResultType]::ParameterValue, 'Turn finished sessions into facts and summaries now (or keep a worker running)')
-            [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'Facts that disagree: list, accept, reject')
+            [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'What waits for you: clients'' proposals and facts that disagree. list, accept, reject')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'How far each connected client''s writes are trusted: read, propose or write')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Named work-state lists: read, write')
             [CompletionResult]::new('save', 'save', [CompletionResultType]::ParameterValue, 'Store one note')
             [CompletionResult]::new('capture', 'capture', [CompletionResultType]::ParameterValue, 'Store one memory read from stdin')
@@ -342,38 +343,47 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;review' {
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s SQLite store, to work on it instead of this machine''s')
+            [CompletionResult]::new('--database', '--database', [CompletionResultType]::ParameterName, 'The hub''s PostgreSQL database (postgres://user@host:5432/dbname), to work on it instead of this machine''s store')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the facts that wait for review')
-            [CompletionResult]::new('accept', 'accept', [CompletionResultType]::ParameterValue, 'Keep a fact under review; the fact it disagreed with is closed and kept as history')
-            [CompletionResult]::new('reject', 'reject', [CompletionResultType]::ParameterValue, 'Dismiss a fact under review; the fact it disagreed with stays current')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List what waits: clients'' proposals, then facts that disagree')
+            [CompletionResult]::new('accept', 'accept', [CompletionResultType]::ParameterValue, 'Accept a proposal (pID: it is written as the client asked) or keep a fact under review (FACT_ID: the fact it disagreed with is closed and kept as history)')
+            [CompletionResult]::new('reject', 'reject', [CompletionResultType]::ParameterValue, 'Reject a proposal (pID: nothing it asked for is written) or a fact under review (FACT_ID: the fact it disagreed with stays current)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'aletheia;review;list' {
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project (default: every project)')
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s SQLite store, to work on it instead of this machine''s')
+            [CompletionResult]::new('--database', '--database', [CompletionResultType]::ParameterName, 'The hub''s PostgreSQL database (postgres://user@host:5432/dbname), to work on it instead of this machine''s store')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'aletheia;review;accept' {
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s SQLite store, to work on it instead of this machine''s')
+            [CompletionResult]::new('--database', '--database', [CompletionResultType]::ParameterName, 'The hub''s PostgreSQL database (postgres://user@host:5432/dbname), to work on it instead of this machine''s store')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'aletheia;review;reject' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why, kept with a rejected proposal')
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s SQLite store, to work on it instead of this machine''s')
+            [CompletionResult]::new('--database', '--database', [CompletionResultType]::ParameterName, 'The hub''s PostgreSQL database (postgres://user@host:5432/dbname), to work on it instead of this machine''s store')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'aletheia;review;help' {
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the facts that wait for review')
-            [CompletionResult]::new('accept', 'accept', [CompletionResultType]::ParameterValue, 'Keep a fact under review; the fact it disagreed with is closed and kept as history')
-            [CompletionResult]::new('reject', 'reject', [CompletionResultType]::ParameterValue, 'Dismiss a fact under review; the fact it disagreed with stays current')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List what waits: clients'' proposals, then facts that disagree')
+            [CompletionResult]::new('accept', 'accept', [CompletionResultType]::ParameterValue, 'Accept a proposal (pID: it is written as the client asked) or keep a fact under review (FACT_ID: the fact it disagreed with is closed and kept as history)')
+            [CompletionResult]::new('reject', 'reject', [CompletionResultType]::ParameterValue, 'Reject a proposal (pID: nothing it asked for is written) or a fact under review (FACT_ID: the fact it disagreed with stays current)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -387,6 +397,15 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;review;help;help' {
+            break
+        }
+        'aletheia;trust' {
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s SQLite store, a file (made on first use)')
+            [CompletionResult]::new('--database', '--database', [CompletionResultType]::ParameterName, 'The hub''s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use')
+            [CompletionResult]::new('--reset', '--reset', [CompletionResultType]::ParameterName, 'Forget the client''s level: it writes memories directly and proposes rules again')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'aletheia;list' {
@@ -624,7 +643,8 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove what `install` added to a host''s configuration')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'Standing rules: list, add, confirm')
             [CompletionResult]::new('compress', 'compress', [CompletionResultType]::ParameterValue, 'Turn finished sessions into facts and summaries now (or keep a worker running)')
-            [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'Facts that disagree: list, accept, reject')
+            [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'What waits for you: clients'' proposals and facts that disagree. list, accept, reject')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'How far each connected client''s writes are trusted: read, propose or write')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Named work-state lists: read, write')
             [CompletionResult]::new('save', 'save', [CompletionResultType]::ParameterValue, 'Store one note')
             [CompletionResult]::new('capture', 'capture', [CompletionResultType]::ParameterValue, 'Store one memory read from stdin')
@@ -731,9 +751,9 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;help;review' {
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the facts that wait for review')
-            [CompletionResult]::new('accept', 'accept', [CompletionResultType]::ParameterValue, 'Keep a fact under review; the fact it disagreed with is closed and kept as history')
-            [CompletionResult]::new('reject', 'reject', [CompletionResultType]::ParameterValue, 'Dismiss a fact under review; the fact it disagreed with stays current')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List what waits: clients'' proposals, then facts that disagree')
+            [CompletionResult]::new('accept', 'accept', [CompletionResultType]::ParameterValue, 'Accept a proposal (pID: it is written as the client asked) or keep a fact under review (FACT_ID: the fact it disagreed with is closed and kept as history)')
+            [CompletionResult]::new('reject', 'reject', [CompletionResultType]::ParameterValue, 'Reject a proposal (pID: nothing it asked for is written) or a fact under review (FACT_ID: the fact it disagreed with stays current)')
             break
         }
         'aletheia;help;review;list' {
@@ -743,6 +763,9 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;help;review;reject' {
+            break
+        }
+        'aletheia;help;trust' {
             break
         }
         'aletheia;help;list' {

@@ -115,6 +115,9 @@ _aletheia() {
             aletheia,timeline)
                 cmd="aletheia__subcmd__timeline"
                 ;;
+            aletheia,trust)
+                cmd="aletheia__subcmd__trust"
+                ;;
             aletheia,uninstall)
                 cmd="aletheia__subcmd__uninstall"
                 ;;
@@ -216,6 +219,9 @@ _aletheia() {
                 ;;
             aletheia__subcmd__help,timeline)
                 cmd="aletheia__subcmd__help__subcmd__timeline"
+                ;;
+            aletheia__subcmd__help,trust)
+                cmd="aletheia__subcmd__help__subcmd__trust"
                 ;;
             aletheia__subcmd__help,uninstall)
                 cmd="aletheia__subcmd__help__subcmd__uninstall"
@@ -431,7 +437,7 @@ _aletheia() {
 
     case "${cmd}" in
         aletheia)
-            opts="-h -V --json --help --version hook mcp server hub sync mcp-link connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="-h -V --json --help --version hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -659,7 +665,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help)
-            opts="hook mcp server hub sync mcp-link connect install uninstall rules compress review list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1386,6 +1392,20 @@ _aletheia() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aletheia__subcmd__help__subcmd__trust)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aletheia__subcmd__help__subcmd__uninstall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2035,12 +2055,20 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__review)
-            opts="-h --json --help list accept reject help"
+            opts="-h --hub-db --database --json --help list accept reject help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2049,12 +2077,20 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__review__subcmd__accept)
-            opts="-h --json --help"
+            opts="-h --hub-db --database --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2133,13 +2169,21 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__review__subcmd__list)
-            opts="-h --project --json --help"
+            opts="-h --project --hub-db --database --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2151,12 +2195,24 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__review__subcmd__reject)
-            opts="-h --json --help"
+            opts="-h --reason --hub-db --database --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2644,6 +2700,28 @@ _aletheia() {
                     return 0
                     ;;
                 --after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__trust)
+            opts="-h --reset --hub-db --database --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

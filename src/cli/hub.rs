@@ -27,6 +27,36 @@ pub struct StoreArgs {
     pub database: Option<String>,
 }
 
+/// [`StoreArgs`] for a command with subcommands of its own (`aletheia review`): the same flags,
+/// taken after the subcommand too.
+#[derive(Debug, Clone, Args)]
+pub struct HubStoreArgs {
+    /// The hub's SQLite store, to work on it instead of this machine's.
+    #[arg(long = "hub-db", conflicts_with = "database", global = true)]
+    pub hub_db: Option<PathBuf>,
+    /// The hub's PostgreSQL database (postgres://user@host:5432/dbname), to work on it
+    /// instead of this machine's store.
+    #[arg(long, global = true)]
+    pub database: Option<String>,
+}
+
+impl From<HubStoreArgs> for StoreArgs {
+    fn from(a: HubStoreArgs) -> StoreArgs {
+        StoreArgs {
+            hub_db: a.hub_db,
+            database: a.database,
+        }
+    }
+}
+
+impl StoreArgs {
+    /// Whether a hub's store was named on the command line (else a command that also works on
+    /// this machine's store uses that).
+    pub fn names_one(&self) -> bool {
+        self.hub_db.is_some() || self.database.is_some()
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     #[command(flatten)]
@@ -178,6 +208,28 @@ mod run {
             .open()
             .map_err(|e| anyhow::anyhow!("opening the hub's store {}: {e}", db.shown()))?;
         Ok((store, db))
+    }
+
+    /// Run one operation on the hub's store as its owner (`aletheia trust` and `aletheia
+    /// review` with `--hub-db` or `--database`), and print its result.
+    pub fn run_op<O: crate::ops::Operation + crate::text::Text>(
+        a: StoreArgs,
+        request: O,
+        json: bool,
+    ) -> anyhow::Result<()> {
+        let (mut store, _) = open(a)?;
+        let clock = Clock::system();
+        let mut ctx = crate::ops::Context {
+            store: &mut *store,
+            redactor: crate::cli::redactor()?,
+            clock: clock.clone(),
+            caller: crate::cli::caller(None),
+            paths: None,
+            semantic: None,
+            extraction: None,
+        };
+        let out = crate::ops::call(&mut ctx, request)?;
+        Ok(print::result(&out, &clock, json, O::text)?)
     }
 
     pub fn hub(args: HubArgs, json: bool) -> anyhow::Result<()> {
@@ -349,7 +401,7 @@ mod run {
 }
 
 #[cfg(feature = "server")]
-pub use run::{hub, link};
+pub use run::{hub, link, run_op};
 
 /// A build without the server: the arguments still parse, and the answer says how to get one.
 #[cfg(not(feature = "server"))]

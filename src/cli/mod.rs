@@ -34,6 +34,7 @@ pub mod search;
 pub mod server;
 pub mod sync;
 pub mod timeline;
+pub mod trust;
 
 use crate::config::Paths;
 use crate::ops::{self, Caller, Context, Operation};

@@ -92,7 +92,7 @@ impl Server {
         Server::new(
             Paths::from_env(),
             Redactor::global_checked(),
-            Caller::local("mcp", &project),
+            Caller::client("mcp", &project),
             named,
         )
     }
@@ -253,10 +253,7 @@ impl Server {
                 "{e}; nothing is saved until the file named by ALETHEIA_REDACT_RULES is fixed (aletheia redact --check)."
             )));
         }
-        let caller = Caller {
-            name: self.caller_name(),
-            ..self.caller.clone()
-        };
+        let caller = self.caller.clone().named(self.caller_name());
         if self.store.is_none() {
             match Store::open(&self.paths, OpenOptions::SERVING) {
                 Ok(s) => self.store = Some(s),

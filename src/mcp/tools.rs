@@ -5,7 +5,9 @@
 //! the operations, in the order the documentation lists them. Recalled text goes back wrapped as
 //! data, every text neutralised (see [`crate::text::Rendered::for_model`]).
 
+use crate::ops::trust::{self, Gated, Proposable};
 use crate::ops::{self, Access, Context, OpError, Operation};
+use crate::recall::wrap::neutralise;
 use crate::text::Text;
 use serde_json::{Map, Value, json};
 
@@ -19,11 +21,40 @@ pub trait Tool: Sync {
     fn call(&self, ctx: &mut Context<'_>, args: Map<String, Value>) -> Result<String, OpError>;
 }
 
-/// The tool of operation `O`.
+/// The tool of read operation `O`.
 struct ToolOf<O>(std::marker::PhantomData<fn() -> O>);
 
-impl<O> ToolOf<O> {
-    const NEW: ToolOf<O> = ToolOf(std::marker::PhantomData);
+impl<O: Operation> ToolOf<O> {
+    /// A write offered this way would skip the client's trust level: it does not compile.
+    const NEW: ToolOf<O> = {
+        assert!(
+            matches!(O::ACCESS, Access::Read),
+            "a write tool is a WriteToolOf"
+        );
+        ToolOf(std::marker::PhantomData)
+    };
+}
+
+/// The tool of write operation `O`, which runs as the client's trust level allows.
+struct WriteToolOf<O>(std::marker::PhantomData<fn() -> O>);
+
+impl<O> WriteToolOf<O> {
+    const NEW: WriteToolOf<O> = WriteToolOf(std::marker::PhantomData);
+}
+
+/// A tool's tools/list entry, from its operation.
+fn listing<O: Operation>() -> Value {
+    json!({
+        "name": O::NAME,
+        "description": O::DESCRIPTION,
+        "inputSchema": ops::args::schema::<O>(),
+        "annotations": {
+            "readOnlyHint": O::ACCESS == Access::Read,
+            "destructiveHint": O::ACCESS == Access::Destructive,
+            "idempotentHint": O::IDEMPOTENT,
+            "openWorldHint": false,
+        }
+    })
 }
 
 impl<O: Operation + Text> Tool for ToolOf<O> {
@@ -36,17 +67,7 @@ impl<O: Operation + Text> Tool for ToolOf<O> {
     }
 
     fn listing(&self) -> Value {
-        json!({
-            "name": O::NAME,
-            "description": O::DESCRIPTION,
-            "inputSchema": ops::args::schema::<O>(),
-            "annotations": {
-                "readOnlyHint": O::ACCESS == Access::Read,
-                "destructiveHint": O::ACCESS == Access::Destructive,
-                "idempotentHint": O::IDEMPOTENT,
-                "openWorldHint": false,
-            }
-        })
+        listing::<O>()
     }
 
     fn call(&self, ctx: &mut Context<'_>, args: Map<String, Value>) -> Result<String, OpError> {
@@ -54,6 +75,27 @@ impl<O: Operation + Text> Tool for ToolOf<O> {
         let request = ops::args::parse::<O>(args)?;
         let out = ops::call(ctx, request)?;
         Ok(O::text(&out, &ctx.clock).for_model())
+    }
+}
+
+impl<O: Proposable + Text> Tool for WriteToolOf<O> {
+    fn name(&self) -> &'static str {
+        O::NAME
+    }
+
+    fn access(&self) -> Access {
+        O::ACCESS
+    }
+
+    fn listing(&self) -> Value {
+        listing::<O>()
+    }
+
+    fn call(&self, ctx: &mut Context<'_>, args: Map<String, Value>) -> Result<String, OpError> {
+        Ok(match trust::gate::<O>(ctx, args)? {
+            Gated::Done(out) => O::text(&out, &ctx.clock).for_model(),
+            Gated::Proposed(p) => neutralise(&O::waiting_text(&p)),
+        })
     }
 }
 
@@ -66,12 +108,12 @@ pub static TOOLS: &[&dyn Tool] = &[
     &ToolOf::<ops::recall::FactHistory>::NEW,
     &ToolOf::<ops::rules::ListRules>::NEW,
     &ToolOf::<ops::lists::WorkStateRead>::NEW,
-    &ToolOf::<ops::memories::SaveMemory>::NEW,
-    &ToolOf::<ops::rules::AddRule>::NEW,
-    &ToolOf::<ops::rules::ConfirmRule>::NEW,
-    &ToolOf::<ops::memories::DismissMemory>::NEW,
-    &ToolOf::<ops::memories::RestoreMemory>::NEW,
-    &ToolOf::<ops::lists::WorkStateWrite>::NEW,
+    &WriteToolOf::<ops::memories::SaveMemory>::NEW,
+    &WriteToolOf::<ops::rules::AddRule>::NEW,
+    &WriteToolOf::<ops::rules::ConfirmRule>::NEW,
+    &WriteToolOf::<ops::memories::DismissMemory>::NEW,
+    &WriteToolOf::<ops::memories::RestoreMemory>::NEW,
+    &WriteToolOf::<ops::lists::WorkStateWrite>::NEW,
 ];
 
 /// Find a tool by name.

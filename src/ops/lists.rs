@@ -1,6 +1,7 @@
 //! Named work-state lists: work_state_read and work_state_write (also `aletheia list`).
 
 use super::policy::{self, LIST_MAX_JSON, NAME_MAX_CHARS};
+use super::trust::{Pending, Proposable, Subject};
 use super::{Access, Context, OpError, Operation};
 use crate::redact::Redacted;
 use crate::store::state::NewList;
@@ -96,6 +97,23 @@ impl Operation for WorkStateWrite {
     type Output = ListSaved;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<ListSaved, OpError> {
+        let (new, count) = self.list(ctx)?;
+        let (list, project) = (new.get().name.clone(), new.get().project.clone());
+        let id = ctx
+            .store
+            .write_list(&new, &ctx.caller.name, ctx.clock.now())?;
+        Ok(ListSaved {
+            list,
+            project,
+            count,
+            id,
+        })
+    }
+}
+
+impl WorkStateWrite {
+    /// The list this request writes, checked and redacted, and its item count.
+    fn list(&self, ctx: &Context<'_>) -> Result<(Redacted<NewList>, usize), OpError> {
         let list = policy::required("list", Some(&self.list))?
             .trim()
             .to_owned();
@@ -115,7 +133,7 @@ impl Operation for WorkStateWrite {
             }
         }
         let count = self.items.len();
-        let items = Value::Array(self.items);
+        let items = Value::Array(self.items.clone());
         if items.to_string().len() > LIST_MAX_JSON {
             return Err(OpError::InvalidArgument(format!(
                 "items are over {LIST_MAX_JSON} characters as JSON."
@@ -125,20 +143,25 @@ impl Operation for WorkStateWrite {
             .caller
             .project_or_default(self.project.as_deref(), ctx.redactor)?;
         let new = NewList {
-            project: project.clone(),
-            name: list.clone(),
+            project,
+            name: list,
             items,
         };
-        let id = ctx.store.write_list(
-            &Redacted::new(new, ctx.redactor),
-            &ctx.caller.name,
-            ctx.clock.now(),
-        )?;
-        Ok(ListSaved {
-            list,
-            project,
-            count,
-            id,
+        Ok((Redacted::new(new, ctx.redactor), count))
+    }
+}
+
+impl Proposable for WorkStateWrite {
+    const SUBJECT: Subject = Subject::Memories;
+
+    fn pending(&self, ctx: &mut Context<'_>) -> Result<Pending, OpError> {
+        let (new, count) = self.list(ctx)?;
+        let new = new.get();
+        Ok(Pending {
+            project: new.project.clone(),
+            summary: format!("list \"{}\" with {count} item(s)", new.name),
+            reference: None,
+            same_as: None,
         })
     }
 }

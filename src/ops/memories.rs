@@ -2,6 +2,7 @@
 //! `aletheia capture`), dismiss_memory and restore_memory.
 
 use super::policy::{self, TEXT_MAX_CHARS, TITLE_MAX_CHARS};
+use super::trust::{Pending, Proposable, Subject};
 use super::{Access, Context, OpError, Operation};
 use crate::model::{Kind, MemoryType, NewMemory};
 use crate::redact::Redacted;
@@ -53,6 +54,19 @@ impl Operation for SaveMemory {
     type Output = Saved;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Saved, OpError> {
+        let m = self.memory(ctx)?;
+        let ins = ctx.store.insert(&m)?;
+        Ok(Saved {
+            id: ins.id,
+            project: m.get().project.clone(),
+            new: ins.new,
+        })
+    }
+}
+
+impl SaveMemory {
+    /// The memory this request stores, checked and redacted.
+    fn memory(&self, ctx: &Context<'_>) -> Result<Redacted<NewMemory>, OpError> {
         // NUL bytes are dropped before the checks, so text of nothing but NULs is no text.
         let text = policy::required("text", Some(&self.text.replace('\0', "")))?;
         policy::check_length("text", &text, TEXT_MAX_CHARS)?;
@@ -65,7 +79,7 @@ impl Operation for SaveMemory {
         let text = text.trim().to_owned();
         let (title, cut) = policy::title(self.title.as_deref(), &text);
         let m = NewMemory {
-            project: project.clone(),
+            project,
             kind: self.kind,
             mtype: self.mtype.unwrap_or(MemoryType::Note),
             title,
@@ -76,13 +90,21 @@ impl Operation for SaveMemory {
             pinned: self.pinned,
             created_at: ctx.clock.now(),
         };
-        let ins = ctx
-            .store
-            .insert(&Redacted::new(m, ctx.redactor).with_title_cut(cut))?;
-        Ok(Saved {
-            id: ins.id,
-            project,
-            new: ins.new,
+        Ok(Redacted::new(m, ctx.redactor).with_title_cut(cut))
+    }
+}
+
+impl Proposable for SaveMemory {
+    const SUBJECT: Subject = Subject::Memories;
+
+    fn pending(&self, ctx: &mut Context<'_>) -> Result<Pending, OpError> {
+        let m = self.memory(ctx)?;
+        let m = m.get();
+        Ok(Pending {
+            project: m.project.clone(),
+            summary: format!("memory [{}] {}", m.mtype, m.title.replace('\n', " ")),
+            reference: None,
+            same_as: None,
         })
     }
 }
@@ -122,6 +144,36 @@ pub struct ItemChanged {
     pub dismissed: bool,
 }
 
+fn missing(item_type: ItemType, id: i64) -> OpError {
+    OpError::NotFound(format!("No {} #{id}.", item_type.as_str()))
+}
+
+/// What a dismissal or restore of `id` would touch, for the inbox: the item's project, once
+/// it is known to exist and to be the caller's to see.
+fn pending_flag(
+    ctx: &Context<'_>,
+    item_type: ItemType,
+    id: i64,
+    verb: &str,
+    reason: Option<&str>,
+) -> Result<Pending, OpError> {
+    // Another project's item is as unknown to this caller as a missing one.
+    let project = match ctx.store.item_project(item_type, id)? {
+        Some(p) if ctx.caller.may_see(&p) => p,
+        _ => return Err(missing(item_type, id)),
+    };
+    let item = format!("{} #{id}", item_type.as_str());
+    Ok(Pending {
+        project,
+        summary: match reason.map(str::trim).filter(|r| !r.is_empty()) {
+            Some(why) => format!("{verb} {item}: {why}"),
+            None => format!("{verb} {item}"),
+        },
+        reference: Some(item),
+        same_as: None,
+    })
+}
+
 /// Set or clear an item's dismissed flag, as `ctx.caller`.
 fn set_dismissed(
     ctx: &mut Context<'_>,
@@ -130,7 +182,7 @@ fn set_dismissed(
     dismissed: bool,
     reason: Option<String>,
 ) -> Result<ItemChanged, OpError> {
-    let missing = || OpError::NotFound(format!("No {} #{id}.", item_type.as_str()));
+    let missing = || missing(item_type, id);
     // Another project's item is as unknown to this caller as a missing one.
     if let Some(project) = ctx.store.item_project(item_type, id)?
         && !ctx.caller.may_see(&project)
@@ -181,5 +233,23 @@ impl Operation for RestoreMemory {
     fn run(self, ctx: &mut Context<'_>) -> Result<ItemChanged, OpError> {
         let t = self.item_type.unwrap_or(ItemType::Memory);
         set_dismissed(ctx, t, self.id, false, None)
+    }
+}
+
+impl Proposable for DismissMemory {
+    const SUBJECT: Subject = Subject::Memories;
+
+    fn pending(&self, ctx: &mut Context<'_>) -> Result<Pending, OpError> {
+        let t = self.item_type.unwrap_or(ItemType::Memory);
+        pending_flag(ctx, t, self.id, "dismiss", self.reason.as_deref())
+    }
+}
+
+impl Proposable for RestoreMemory {
+    const SUBJECT: Subject = Subject::Memories;
+
+    fn pending(&self, ctx: &mut Context<'_>) -> Result<Pending, OpError> {
+        let t = self.item_type.unwrap_or(ItemType::Memory);
+        pending_flag(ctx, t, self.id, "restore", None)
     }
 }

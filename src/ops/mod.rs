@@ -25,6 +25,7 @@ pub mod recall;
 pub mod review;
 pub mod rules;
 pub mod transfer;
+pub mod trust;
 pub mod upkeep;
 
 use crate::config::Paths;
@@ -71,8 +72,9 @@ pub struct Caller {
     pub name: String,
     /// The projects it may touch; `None` for every project.
     pub projects: Option<Vec<String>>,
-    /// Whether it may call write and destructive operations.
-    pub can_write: bool,
+    /// Where its right to write comes from: the owner writes, a client as its trust level
+    /// allows (see [`trust`]), a reader not at all.
+    pub standing: trust::Standing,
     /// The project an operation uses when the request names none.
     pub default_project: String,
     /// Whether its rights come from a hub token, which refusals then name ("this token").
@@ -80,15 +82,51 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// A caller with every right, as the local CLI and stdio MCP server have.
+    /// The owner, with every right, as the command line and the dashboard call.
     pub fn local(name: &str, default_project: &str) -> Caller {
         Caller {
             name: name.to_owned(),
             projects: None,
-            can_write: true,
+            standing: trust::Standing::Owner,
             default_project: default_project.to_owned(),
             via_token: false,
         }
+    }
+
+    /// A connected client on this machine (an MCP client over stdio or the server's HTTP),
+    /// every project open to it, writing as the level the owner set for `name` allows.
+    pub fn client(name: &str, default_project: &str) -> Caller {
+        Caller {
+            standing: trust::Standing::Client {
+                key: name.to_owned(),
+            },
+            ..Caller::local(name, default_project)
+        }
+    }
+
+    /// This caller under the name a client gave itself; a client is then known to `aletheia
+    /// trust` by that name too (a hub token keeps its own key).
+    pub fn named(mut self, name: String) -> Caller {
+        if let trust::Standing::Client { key } = &mut self.standing
+            && !self.via_token
+        {
+            key.clone_from(&name);
+        }
+        self.name = name;
+        self
+    }
+
+    /// The name `aletheia trust` knows this caller by.
+    pub fn trust_key(&self) -> &str {
+        match &self.standing {
+            trust::Standing::Client { key } => key,
+            _ => &self.name,
+        }
+    }
+
+    /// Whether it may call write operations at all (a client's level decides the rest).
+    pub fn may_write(&self) -> bool {
+        self.standing != trust::Standing::Reader
     }
 
     /// What refusals call this caller.
@@ -230,7 +268,7 @@ impl From<StoreError> for OpError {
 /// Refuse operation `O` unless `caller` may call it at all: front ends that parse arguments
 /// call this first, so a refused caller learns nothing from how its arguments would have read.
 pub fn check_access<O: Operation>(caller: &Caller) -> Result<(), OpError> {
-    if O::ACCESS != Access::Read && !caller.can_write {
+    if O::ACCESS != Access::Read && !caller.may_write() {
         // A token's refusal is the documented sentence, word for word.
         return Err(OpError::Forbidden(if caller.via_token {
             format!("This token cannot call {}.", O::NAME)
@@ -241,9 +279,17 @@ pub fn check_access<O: Operation>(caller: &Caller) -> Result<(), OpError> {
     Ok(())
 }
 
-/// Run `req` for `ctx.caller`, after checking the operation's declared access.
+/// Run `req` for `ctx.caller`, after checking the operation's declared access. A client's
+/// write is refused here: it goes through [`trust::gate`], which knows its level.
 pub fn call<O: Operation>(ctx: &mut Context<'_>, req: O) -> Result<O::Output, OpError> {
     check_access::<O>(&ctx.caller)?;
+    if O::ACCESS != Access::Read && matches!(ctx.caller.standing, trust::Standing::Client { .. }) {
+        return Err(OpError::Forbidden(format!(
+            "{} cannot call {} directly: a client's writes go through its trust level.",
+            ctx.caller.name,
+            O::NAME
+        )));
+    }
     req.run(ctx)
 }
 
@@ -321,6 +367,10 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<review::ReviewList>::ENTRY,
     &Op::<review::ReviewAccept>::ENTRY,
     &Op::<review::ReviewReject>::ENTRY,
+    &Op::<review::ProposalAccept>::ENTRY,
+    &Op::<review::ProposalReject>::ENTRY,
+    &Op::<trust::SetTrust>::ENTRY,
+    &Op::<trust::ListTrust>::ENTRY,
     &Op::<compress::Compress>::ENTRY,
     &Op::<compress::Jobs>::ENTRY,
     &Op::<backfill::Backfill>::ENTRY,
@@ -362,7 +412,7 @@ mod tests {
         let c = Caller {
             name: "hub".into(),
             projects: Some(vec!["shop".into(), "docs".into()]),
-            can_write: true,
+            standing: trust::Standing::Owner,
             default_project: "shop".into(),
             via_token: false,
         };

@@ -6,11 +6,12 @@
 //! so only a caller with every project may call it.
 
 use super::policy::{self, NAME_MAX_CHARS, RULE_MAX_CHARS};
+use super::trust::{Pending, Proposable, Proposed, Subject};
 use super::{Access, Caller, Context, OpError, Operation};
 use crate::install::{self, Setting, rules_sync};
 use crate::recall::rules::Rule;
 use crate::redact::Redacted;
-use crate::store::rules::NewRule;
+use crate::store::rules::{NewRule, rule_id};
 use crate::store::state::ItemType;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -121,12 +122,22 @@ impl Operation for AddRule {
     type Output = RuleSaved;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<RuleSaved, OpError> {
+        let rule = self.rule(ctx)?;
+        let (id, new) = ctx.store.add_rule(&rule, ctx.clock.now())?;
+        Ok(RuleSaved { id, new })
+    }
+}
+
+impl AddRule {
+    /// The rule this request adds, checked (its scope against the caller's projects, its
+    /// evidence against what the caller sees) and redacted.
+    fn rule(&self, ctx: &Context<'_>) -> Result<Redacted<NewRule>, OpError> {
         let then = policy::required("then", Some(&self.then))?;
         policy::check_length("then", &then, RULE_MAX_CHARS)?;
-        let when = policy::optional(self.when).unwrap_or_else(|| "always".into());
+        let when = policy::optional(self.when.clone()).unwrap_or_else(|| "always".into());
         policy::check_length("when", &when, RULE_MAX_CHARS)?;
         let tier = self.scope_tier.unwrap_or(ScopeTier::Everywhere);
-        let name = self.scope_name.unwrap_or_default();
+        let name = self.scope_name.clone().unwrap_or_default();
         // A project's name is held to what every project name is, below.
         if tier != ScopeTier::Project {
             policy::check_length("scopeName", &name, NAME_MAX_CHARS)?;
@@ -173,10 +184,40 @@ impl Operation for AddRule {
             source: ctx.caller.name.clone(),
             evidence: json!({ "memories": self.evidence_memory_ids, "facts": self.evidence_fact_ids }),
         };
-        let (id, new) = ctx
-            .store
-            .add_rule(&Redacted::new(rule, ctx.redactor), ctx.clock.now())?;
-        Ok(RuleSaved { id, new })
+        Ok(Redacted::new(rule, ctx.redactor))
+    }
+}
+
+impl Proposable for AddRule {
+    const SUBJECT: Subject = Subject::Rules;
+
+    fn pending(&self, ctx: &mut Context<'_>) -> Result<Pending, OpError> {
+        let rule = self.rule(ctx)?;
+        let r = rule.get();
+        let scope = match r.scope_tier.as_str() {
+            "everywhere" => "everywhere".to_owned(),
+            tier => format!("{tier} {}", r.scope_name),
+        };
+        Ok(Pending {
+            project: if r.scope_tier == "project" {
+                r.scope_name.clone()
+            } else {
+                String::new()
+            },
+            summary: format!("rule ({scope}): when {}, {}", r.when, r.then),
+            reference: Some(rule_id(r)),
+            same_as: Some(rule_id(r)),
+        })
+    }
+
+    /// The id the rule will have, so the client can name it, and who decides.
+    fn waiting_text(p: &Proposed) -> String {
+        let id = p.reference.as_deref().unwrap_or_default();
+        if p.new {
+            format!("Rule saved ({id}). It reaches sessions once you accept it: aletheia review.")
+        } else {
+            format!("That rule already waits for review ({id}).")
+        }
     }
 }
 
@@ -205,12 +246,26 @@ impl Operation for ConfirmRule {
     type Output = Confirmed;
 
     fn run(self, ctx: &mut Context<'_>) -> Result<Confirmed, OpError> {
+        let id = self.target(ctx)?;
+        let now = ctx.clock.now();
+        if !ctx.store.confirm_rule(&id, now)? {
+            return Err(no_rule(&id));
+        }
+        Ok(Confirmed { id, at: now })
+    }
+}
+
+fn no_rule(id: &str) -> OpError {
+    OpError::NotFound(format!(
+        "No rule with id \"{id}\". list_rules shows the ids."
+    ))
+}
+
+impl ConfirmRule {
+    /// The rule to confirm, once it is known to exist and to be the caller's to write.
+    fn target(&self, ctx: &Context<'_>) -> Result<String, OpError> {
         let id = policy::required("id", Some(&self.id))?.trim().to_owned();
-        let missing = || {
-            OpError::NotFound(format!(
-                "No rule with id \"{id}\". list_rules shows the ids."
-            ))
-        };
+        let missing = || no_rule(&id);
         let Some((tier, name)) = ctx.store.rule_scope(&id)? else {
             return Err(missing());
         };
@@ -221,11 +276,25 @@ impl Operation for ConfirmRule {
             return Err(missing());
         }
         check_scope(&ctx.caller, &tier, &name)?;
-        let now = ctx.clock.now();
-        if !ctx.store.confirm_rule(&id, now)? {
-            return Err(missing());
-        }
-        Ok(Confirmed { id, at: now })
+        Ok(id)
+    }
+}
+
+impl Proposable for ConfirmRule {
+    const SUBJECT: Subject = Subject::Rules;
+
+    fn pending(&self, ctx: &mut Context<'_>) -> Result<Pending, OpError> {
+        let id = self.target(ctx)?;
+        let project = match ctx.store.rule_scope(&id)? {
+            Some((tier, name)) if tier == "project" => name,
+            _ => String::new(),
+        };
+        Ok(Pending {
+            project,
+            summary: format!("confirm rule {id}"),
+            reference: Some(id),
+            same_as: None,
+        })
     }
 }
 

@@ -237,7 +237,7 @@ impl ServerHandler for Handler {
             .unwrap_or_else(|| "mcp".to_owned());
         let args = request.arguments.unwrap_or_default();
         let (caller, token) = match self.callers {
-            Callers::Local => (self.state.caller(&name), None),
+            Callers::Local => (self.state.client(&name), None),
             Callers::Tokens => {
                 let token = context
                     .extensions

@@ -106,6 +106,12 @@ impl State {
         Caller::local(name, &self.default_project)
     }
 
+    /// An MCP client of the server, named as it named itself: it writes as the level the
+    /// owner set for it allows.
+    pub fn client(&self, name: &str) -> Caller {
+        Caller::client(name, &self.default_project)
+    }
+
     /// Ask the worker to look at the queue now rather than at its next tick; false when no
     /// worker runs.
     pub fn wake_worker(&self) -> bool {

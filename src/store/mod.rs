@@ -23,6 +23,7 @@ mod health;
 pub mod hub;
 #[cfg(feature = "server")]
 pub mod hub_database;
+pub mod inbox;
 pub mod jobs;
 pub mod keyword_index;
 mod memories;
@@ -43,8 +44,8 @@ pub mod usage;
 pub mod vectors;
 
 pub use contract::{
-    Facts, HubStorage, HubTokens, JobWrites, Jobs, Lists, Memories, Rules, SearchIndex, Storage,
-    SyncHub, Upkeep, Vectors,
+    Facts, HubStorage, HubTokens, Inbox, JobWrites, Jobs, Lists, Memories, Rules, SearchIndex,
+    Storage, SyncHub, Upkeep, Vectors,
 };
 pub use events::Record;
 use memories::{COLUMNS, from_row};

@@ -236,6 +236,36 @@ pub const MIGRATIONS: &[&str] = &[
         DELETE FROM memory_changes WHERE seq <= new.seq - 100000;
     END;
     "#,
+    // v6: the review inbox and trust levels (see `inbox`). What a client trusted only to
+    // propose asks for waits in `proposals` (its tool and redacted arguments) until the owner
+    // accepts or rejects it; one request waits once. `client_trust` holds the levels the owner
+    // set, by client name.
+    r#"
+    CREATE TABLE proposals (
+        id           INTEGER PRIMARY KEY,
+        op           TEXT    NOT NULL,
+        args         TEXT    NOT NULL,
+        client       TEXT    NOT NULL,
+        project      TEXT    NOT NULL,
+        summary      TEXT    NOT NULL,
+        reference    TEXT,
+        why          TEXT    NOT NULL,
+        request_hash TEXT    NOT NULL,
+        state        TEXT    NOT NULL DEFAULT 'pending' CHECK (state IN ('pending','accepted','rejected')),
+        created_at   INTEGER NOT NULL,
+        decided_at   INTEGER,
+        decided_by   TEXT,
+        outcome      TEXT
+    );
+    CREATE UNIQUE INDEX proposals_one_waiting ON proposals (request_hash) WHERE state = 'pending';
+    CREATE INDEX proposals_by_state ON proposals (state, project, created_at);
+
+    CREATE TABLE client_trust (
+        client TEXT    PRIMARY KEY,
+        level  TEXT    NOT NULL CHECK (level IN ('read','propose','write')),
+        set_at INTEGER NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this binary writes.

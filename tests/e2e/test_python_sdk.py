@@ -6,6 +6,8 @@ import json
 import mcp
 import pytest
 
+from conftest import run
+
 TOOLS = {"search", "timeline", "get_observations", "session_start_context", "fact_history", "list_rules",
          "work_state_read", "save_memory", "add_rule", "confirm_rule", "dismiss_memory", "restore_memory",
          "work_state_write"}
@@ -89,17 +91,26 @@ async def exercise(aletheia, env, mode):
         await err("fact_history", {}, "subject is required.")
         await err("fact_history", {"subject": "shop", "as_of": "soon"}, 'as_of: cannot read the date "soon": use YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z], epoch milliseconds or a relative time (yesterday, 3 days ago, 2w).')
 
-        # rules
+        # rules: a client's rule waits for the user until `aletheia review accept`
         added = await ok("add_rule", {"then": "Run the tests before you commit", "when": "you are about to commit", "evidence_memory_ids": [mid]})
-        assert added.startswith("Rule saved (r_") and added.endswith("). The owner syncs rules to tools from the Rules page.")
+        assert added.startswith("Rule saved (r_") and added.endswith("). It reaches sessions once you accept it: aletheia review.")
         rid = added.split("(")[1].split(")")[0]
-        assert (await ok("add_rule", {"then": "Run the tests before you commit", "when": "you are about to commit"})).startswith("That rule is already saved")
+        assert await ok("add_rule", {"then": "Run the tests before you commit", "when": "you are about to commit"}) == f"That rule already waits for review ({rid})."
+        assert await ok("list_rules", {}) == "No rules yet. add_rule adds one."
+        pending = run([aletheia, "review", "list"], env)
+        assert pending.returncode == 0 and f"rule (everywhere): when you are about to commit, Run the tests before you commit, from " in pending.stdout, pending
+        # The name the SDK gave itself in initialize, which `aletheia trust` knows it by.
+        client = pending.stdout.split(", from ")[1].split(" on ")[0]
+        accepted = run([aletheia, "review", "accept", pending.stdout.split()[0]], env)
+        assert accepted.returncode == 0, accepted.stderr
         rules = await ok("list_rules", {})
         assert rules.startswith("- When you are about to commit: Run the tests before you commit  [everywhere]  (id " + rid)
         await err("add_rule", {}, "then is required.")
         await err("add_rule", {"then": "x" * 801}, "then is over 800 characters.")
         await err("add_rule", {"then": "x", "evidence_memory_ids": [999999]}, "evidence_memory_ids: no memory #999999.")
         await err("add_rule", {"then": "x", "scopeTier": "galaxy"}, 'scopeTier: unknown "galaxy": use everywhere, project or situation.')
+        # Confirming a rule is a rule write too: the user trusts this client to write them.
+        assert run([aletheia, "trust", client, "write"], env).returncode == 0
         confirmed = await ok("confirm_rule", {"id": rid})
         assert confirmed.startswith(f"Confirmed rule {rid} on ") and confirmed.endswith("It stays as it is; only the date it was last checked changed.")
         await err("confirm_rule", {"id": "r_nope"}, 'No rule with id "r_nope". list_rules shows the ids.')

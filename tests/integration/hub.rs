@@ -204,12 +204,20 @@ fn seed(h: &Hub) -> Seeded {
         json!({ "then": "Run the shop ledger tests before you commit", "scopeTier": "project", "scopeName": "shop" }),
     );
     assert!(!is_error, "{rule}");
-    // "Rule saved (<id>). …"
+    // "Rule saved (<id>). It reaches sessions once you accept it: aletheia review."
+    assert!(
+        rule.ends_with("once you accept it: aletheia review."),
+        "{rule}"
+    );
     let rule = rule
         .split_once('(')
         .and_then(|(_, rest)| rest.split_once(')'))
         .map(|(id, _)| id.to_owned())
         .unwrap_or_else(|| panic!("{rule}"));
+    // A client's rule waits for the hub's owner, who accepts it at the hub.
+    let accepted = h.cli(&["review", "accept", "p1"]);
+    assert_eq!(accepted["proposal"]["reference"], json!(rule), "{accepted}");
+    assert_eq!(accepted["proposal"]["state"], "accepted", "{accepted}");
     Seeded { memory, rule }
 }
 

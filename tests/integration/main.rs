@@ -48,3 +48,4 @@ mod serving_map;
 mod shipping;
 mod signin;
 mod sync;
+mod trust;

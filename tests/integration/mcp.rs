@@ -193,6 +193,11 @@ fn every_stored_field_in_every_tool_stays_inside_the_wrapper_over_stdio() {
     {
         assert_only_the_wrappers_tags(tool, reply_text(reply));
     }
+    // A client's rule waits for the user, who accepts it; it keeps the client's name.
+    env.cmd()
+        .args(["review", "accept", "p1"])
+        .assert()
+        .success();
     let rule: String = env
         .conn()
         .query_row("SELECT id FROM rules", [], |r| r.get(0))

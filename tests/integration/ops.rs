@@ -19,10 +19,12 @@ use aletheia::model::{Kind, MemoryType, NewMemory};
 use aletheia::ops::args::parse;
 use aletheia::ops::memories::SaveMemory;
 use aletheia::ops::recall::{GetObservations, Search};
+use aletheia::ops::trust::Standing;
 use aletheia::ops::{Access, Caller, Context, Entry, OPERATIONS, OpError, Operation};
 use aletheia::redact::{Redacted, Redactor};
 use aletheia::spool::{self, SpoolLine};
 use aletheia::store::facts::NewFact;
+use aletheia::store::inbox::NewProposal;
 use aletheia::store::{OpenOptions, Store};
 use aletheia::time::Clock;
 use rstest::rstest;
@@ -69,7 +71,9 @@ impl Home {
         }
     }
 
-    /// Call `entry` as `caller` with JSON arguments, as a front end that dispatches by name does.
+    /// Call `entry` as `caller` with JSON arguments, as a front end that dispatches by name does:
+    /// a connected client's write as an MCP tool, through its trust level (the tool's text
+    /// standing for the result), everything else through the registry.
     fn call(&mut self, caller: &Caller, entry: &dyn Entry, args: Value) -> Result<Value, OpError> {
         self.now += 1000;
         // The worker as `aletheia compress` runs it, with the rule extractor.
@@ -83,6 +87,12 @@ impl Home {
             extraction: Some(&extraction),
             semantic: None,
         };
+        if is_client(caller)
+            && entry.access() != Access::Read
+            && let Some(tool) = aletheia::mcp::tools::find(entry.name())
+        {
+            return tool.call(&mut ctx, object(args)).map(Value::String);
+        }
         entry.call_json(&mut ctx, object(args))
     }
 
@@ -149,10 +159,20 @@ fn full() -> Caller {
     Caller::local("test", "shop")
 }
 
+/// Whether `caller` is a connected client, whose writes go through its trust level.
+fn is_client(caller: &Caller) -> bool {
+    matches!(caller.standing, Standing::Client { .. })
+}
+
+/// Whether a client may call `entry` at all: it reads, or it is a write MCP offers.
+fn client_reaches(entry: &dyn Entry) -> bool {
+    entry.access() == Access::Read || aletheia::mcp::tools::find(entry.name()).is_some()
+}
+
 /// Every project, but reads only.
 fn read_only() -> Caller {
     Caller {
-        can_write: false,
+        standing: Standing::Reader,
         ..full()
     }
 }
@@ -176,6 +196,8 @@ struct Ids {
     memory: i64,
     fact: i64,
     rule: String,
+    /// A client's save_memory waiting for review.
+    proposal: i64,
 }
 
 struct Seed {
@@ -254,11 +276,28 @@ fn seed(h: &mut Home) -> Seed {
             "work_state_write",
             json!({ "list": "todo", "items": [format!("reconcile the {p} ledger")], "project": p }),
         );
+        let args = json!({ "text": format!("The {p} ledger closes on the 3rd."), "project": p });
+        let proposal = NewProposal {
+            op: "save_memory".into(),
+            key: args.to_string(),
+            args: object(args),
+            client: "agent".into(),
+            project: p.into(),
+            summary: format!("memory [note] The {p} ledger closes on the 3rd."),
+            reference: None,
+            why: "agent is at propose (aletheia trust)".into(),
+            created_at: T0,
+        };
+        let (proposal, _) = h
+            .store
+            .propose(&Redacted::new(proposal, &h.redactor))
+            .unwrap();
         Ids {
             project: p,
             memory,
             fact,
             rule: rule["id"].as_str().unwrap().to_owned(),
+            proposal,
         }
     };
     let seed = Seed {
@@ -417,6 +456,23 @@ fn table() -> Vec<Row> {
         row("review_list", Filtered, |_| json!({})),
         row("review_accept", ById, |p| json!({ "fact_id": p.fact })),
         row("review_reject", ById, |p| json!({ "fact_id": p.fact })),
+        // Deciding on proposals and setting levels is for the owner with every project.
+        row(
+            "proposal_accept",
+            EveryProject,
+            |p| json!({ "id": p.proposal }),
+        ),
+        row(
+            "proposal_reject",
+            EveryProject,
+            |p| json!({ "id": p.proposal, "reason": "not now" }),
+        ),
+        row(
+            "set_trust",
+            EveryProject,
+            |_| json!({ "client": "cursor", "level": "propose" }),
+        ),
+        row("list_trust", EveryProject, |_| json!({})),
         row(
             "compress",
             EveryProject,
@@ -627,7 +683,8 @@ fn token_caller(scope: &str, projects: Option<Vec<String>>) -> Caller {
 
 /// The hub's scopes through the same table: `mcp` and `read` tokens may call exactly the read
 /// operations, each other one refused with the documented sentence and the store unchanged;
-/// `sync` and `admin` tokens may call every operation.
+/// `sync` and `admin` tokens are clients: they may call the reads and MCP's writes (as their
+/// trust level allows), and every other write is refused with the store unchanged.
 #[cfg(feature = "server")]
 #[rstest]
 #[case::mcp("mcp", false)]
@@ -647,10 +704,20 @@ fn each_hub_scope_calls_exactly_the_operations_it_declares(
         if name == "sync_rules" {
             continue;
         }
-        let allowed = writes || entry.access() == Access::Read;
+        let allowed = if writes {
+            client_reaches(*entry)
+        } else {
+            entry.access() == Access::Read
+        };
         for row in rows_for(&table, name) {
             let p = probe(&caller, *entry, row.args, Target::Shop);
-            let refusal = format!("This token cannot call {name}.");
+            let refusal = if writes {
+                format!(
+                    "test cannot call {name} directly: a client's writes go through its trust level."
+                )
+            } else {
+                format!("This token cannot call {name}.")
+            };
             match (&p.result, allowed) {
                 (Ok(_), true) => {}
                 (Err(OpError::Forbidden(m)), false) if *m == refusal => {}
@@ -682,6 +749,10 @@ fn held_to_shop(caller: &Caller) {
             let p = probe(caller, *entry, args, Target::Billing);
             let (expected, fits) = match reach {
                 Reach::NamesProject | Reach::EveryProject => ("Forbidden", is_forbidden(&p.result)),
+                // A client's write that MCP does not offer is refused before any id is read.
+                Reach::ById if is_client(caller) && !client_reaches(*entry) => {
+                    ("Forbidden", is_forbidden(&p.result))
+                }
                 Reach::ById => ("NotFound", is_not_found(&p.result)),
                 Reach::Filtered => ("Ok", p.result.is_ok()),
             };

@@ -244,6 +244,12 @@ fn seeded() -> Env {
         ))
     );
     env.conn().execute_batch(SEED_SQL).unwrap();
+    // The MCP client is trusted to write, so its rules are written as the command line writes
+    // them rather than waiting for review (tests/trust.rs covers the levels).
+    assert!(matches!(
+        cli(&env, &["trust", CALLER, "write"], None),
+        Outcome::Ok(_)
+    ));
     env
 }
 

@@ -72,7 +72,7 @@ fn accepting_one_fact_closes_the_other_and_empties_the_queue() {
     assert_eq!(ok(&env, &["review", "list", "--project", "shop"]), LISTED);
     assert_eq!(
         ok(&env, &["review", "list", "--project", "billing"]),
-        "No facts wait for review.\n"
+        "Nothing waits for review.\n"
     );
 
     let before = Clock::utc(aletheia::time::now_ms()).date(aletheia::time::now_ms());
@@ -97,7 +97,7 @@ fn accepting_one_fact_closes_the_other_and_empties_the_queue() {
         ok(&env, &["facts", "cache"]),
         "- #2 cache ttl 60 s (confidence 0.80, since 2026-10-29) [shop]\n"
     );
-    assert_eq!(ok(&env, &["review", "list"]), "No facts wait for review.\n");
+    assert_eq!(ok(&env, &["review", "list"]), "Nothing waits for review.\n");
 }
 
 #[test]
@@ -114,7 +114,10 @@ fn rejecting_one_fact_dismisses_it_and_keeps_the_other_current() {
         ok(&env, &["facts", "cache", "--include-superseded"]),
         "- #2 cache ttl 60 s (confidence 0.80, since 2026-10-29) [shop]\n"
     );
-    assert_eq!(ok(&env, &["review", "list", "--json"]), "[]\n");
+    assert_eq!(
+        ok(&env, &["review", "list", "--json"]),
+        "{\"proposals\":[],\"facts\":[]}\n"
+    );
     let audit: Vec<(String, String)> = {
         let conn = env.conn();
         let mut stmt = conn.prepare("SELECT action, item_id FROM audit").unwrap();
@@ -156,7 +159,7 @@ fn the_review_list_as_json_holds_both_facts() {
     tied(&env);
     let v: serde_json::Value =
         serde_json::from_str(&ok(&env, &["review", "list", "--json"])).unwrap();
-    let review = &v[0];
+    let review = &v["facts"][0];
     assert_eq!(review["id"], 1);
     assert_eq!(review["project"], "shop");
     assert_eq!(review["created_at"], T0 + DAY);

@@ -18,6 +18,7 @@
 //! rewrites in the viewer's own time zone.
 
 mod memories;
+mod review;
 mod rules;
 mod system;
 mod truths;
@@ -55,6 +56,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/assets/app.js", get(js))
         .merge(memories::routes())
         .merge(truths::routes())
+        .merge(review::routes())
         .merge(rules::routes())
         .merge(system::routes())
         .with_state(dash)
@@ -236,6 +238,9 @@ fn notice(q: &HashMap<String, String>) -> Option<&'static str> {
         "unpinned" => "Unpinned.",
         "accepted" => "Kept that fact; the other is closed and kept as history.",
         "rejected" => "Dismissed that fact; the other stays current.",
+        "proposal-accepted" => "Accepted: it is written as the client asked.",
+        "proposal-rejected" => "Rejected: nothing it asked for was written.",
+        "trust-set" => "Saved the client's level.",
         "rule-added" => "Rule added.",
         "rule-exists" => "That rule was already there.",
         "confirmed" => "Rule confirmed.",

@@ -1,4 +1,4 @@
-//! Facts: the list, one subject's history, and the review queue of facts that disagree.
+//! Facts: the list and one subject's history (facts that disagree wait on the review page).
 
 use super::{
     Dash, Nav, St, done, error_page, escape, field, notice, options, page, query, time, url,
@@ -6,7 +6,6 @@ use super::{
 use crate::ops::curate::{ListFacts, ListProjects};
 use crate::ops::memories::{DismissMemory, RestoreMemory};
 use crate::ops::recall::FactHistory;
-use crate::ops::review::{ReviewAccept, ReviewList, ReviewReject};
 use crate::recall::facts::Fact;
 use crate::store::state::ItemType;
 use axum::Router;
@@ -22,14 +21,12 @@ pub(super) fn routes() -> Router<Arc<Dash>> {
         .route("/facts", get(list))
         .route("/facts/history", get(history))
         .route("/facts/{id}/{action}", post(fact_action))
-        .route("/review", get(review))
-        .route("/review/{id}/{action}", post(review_action))
 }
 
-const FACT_HEAD: &str = "<thead><tr><th>Subject</th><th>Predicate</th><th>Object</th><th>Confidence</th><th>Held</th><th>Source</th><th></th></tr></thead>";
+pub(super) const FACT_HEAD: &str = "<thead><tr><th>Subject</th><th>Predicate</th><th>Object</th><th>Confidence</th><th>Held</th><th>Source</th><th></th></tr></thead>";
 
 /// A fact as a table row; `actions` is the last cell's HTML.
-fn fact_row(f: &Fact, extra_class: &str, actions: &str) -> String {
+pub(super) fn fact_row(f: &Fact, extra_class: &str, actions: &str) -> String {
     let held = match f.valid_to {
         Some(to) => format!("{} – {}", time(f.valid_from), time(to)),
         None => format!("since {}", time(f.valid_from)),
@@ -171,72 +168,6 @@ async fn fact_action(d: St, Path((id, action)): Path<(i64, String)>, body: Bytes
     };
     match out {
         Ok(code) => done(&format!("/facts?all=1&ok={code}")),
-        Err(e) => error_page(&e),
-    }
-}
-
-async fn review(d: St, RawQuery(q): RawQuery) -> Response {
-    let d = d.0;
-    let q = query(q);
-    let reviews = match d
-        .call(ReviewList {
-            project: field(&q, "project"),
-        })
-        .await
-    {
-        Ok(r) => r,
-        Err(e) => return error_page(&e),
-    };
-    let mut h = String::from(
-        "<p class=\"muted\">Two facts about one subject that started at the same moment cannot be ordered, so both wait here: keep the right one.</p>",
-    );
-    if reviews.is_empty() {
-        h.push_str("<p>Nothing waits for review.</p>");
-    }
-    for r in &reviews {
-        let _ = write!(
-            h,
-            "<section class=\"review\"><h2>{} <span class=\"muted\">· since {}</span></h2>",
-            escape(&r.project),
-            time(r.created_at)
-        );
-        let _ = write!(h, "<table class=\"rows\">{FACT_HEAD}<tbody>");
-        for f in &r.facts {
-            let base = format!("/review/{}", f.id);
-            let buttons = format!(
-                "{}{}",
-                d.button(&format!("{base}/accept"), &[], "Keep this", ""),
-                d.button(&format!("{base}/reject"), &[], "Reject", "danger")
-            );
-            h.push_str(&fact_row(f, "", &buttons));
-        }
-        h.push_str("</tbody></table></section>");
-    }
-    page("Review", Nav::Review, notice(&q), &h)
-}
-
-async fn review_action(d: St, Path((id, action)): Path<(i64, String)>, body: Bytes) -> Response {
-    let d = d.0;
-    if let Err(r) = d.form(&body) {
-        return *r;
-    }
-    let out = match action.as_str() {
-        "accept" => d
-            .call(ReviewAccept { fact_id: id })
-            .await
-            .map(|_| "accepted"),
-        "reject" => d
-            .call(ReviewReject { fact_id: id })
-            .await
-            .map(|_| "rejected"),
-        _ => {
-            return error_page(&crate::ops::OpError::NotFound(format!(
-                "No action \"{action}\"."
-            )));
-        }
-    };
-    match out {
-        Ok(code) => done(&format!("/review?ok={code}")),
         Err(e) => error_page(&e),
     }
 }

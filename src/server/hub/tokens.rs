@@ -143,13 +143,21 @@ pub fn verify(store: &dyn HubTokens, header: Option<&str>, now: i64) -> Result<T
 }
 
 /// The caller a token speaks as, named `client` (who saved what). A token limited to projects
-/// works in its first project when a request names none; others in `hub_default`.
+/// works in its first project when a request names none; others in `hub_default`. A token that
+/// may write is a client known to `aletheia trust` as `token:<id>`, so its writes are held to
+/// the level the hub's owner set for it.
 pub fn caller(token: &Token, client: &str, hub_default: &str) -> Caller {
     let scope = Scope::parse(&token.scope).unwrap_or(Scope::Read);
     Caller {
         name: client.to_owned(),
         projects: token.projects.clone(),
-        can_write: scope.can_write(),
+        standing: if scope.can_write() {
+            crate::ops::trust::Standing::Client {
+                key: format!("token:{}", token.id),
+            }
+        } else {
+            crate::ops::trust::Standing::Reader
+        },
         default_project: token
             .projects
             .as_ref()

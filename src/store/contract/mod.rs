@@ -67,6 +67,7 @@ mod tests;
 use super::compression::{Comparable, Source, Summary};
 use super::facts::{Accepted, FactOutcome, NewFact, Rejected};
 use super::hub::{AuditEntry as CallEntry, NewToken, Token};
+use super::inbox::{ClientTrust, NewProposal, Proposal};
 use super::jobs::{Failure, Job, JobCounts, JobRow, Retry};
 use super::rules::NewRule;
 use super::search::{
@@ -471,6 +472,44 @@ contract! {
         fn sync_conflicts(&self, limit: usize) -> Result<Vec<Conflict>, StoreError>;
     }
 
+    /// The review inbox: what clients trusted only to propose asked for, and the trust levels
+    /// the owner set for clients.
+    pub trait Inbox {
+        /// Store a proposal, or find the same request already waiting: its id, and whether it
+        /// was new.
+        fn propose(&mut self, p: &Redacted<NewProposal>) -> Result<(i64, bool), StoreError>;
+        /// Waiting proposals oldest first, or (`pending` false) decided ones newest first.
+        fn proposals(
+            &self,
+            project: Option<&str>,
+            pending: bool,
+            limit: usize,
+        ) -> Result<Vec<Proposal>, StoreError>;
+        /// One proposal by id.
+        fn proposal(&self, id: i64) -> Result<Option<Proposal>, StoreError>;
+        /// Accept or reject a waiting proposal, recording who and what came of it; whether it
+        /// was waiting.
+        fn settle_proposal(
+            &mut self,
+            id: i64,
+            accepted: bool,
+            by: &str,
+            outcome: &str,
+            now: i64,
+        ) -> Result<bool, StoreError>;
+        /// The level the owner set for a client.
+        fn client_trust(&self, client: &str) -> Result<Option<String>, StoreError>;
+        /// Set a client's level, or forget it; whether anything changed.
+        fn set_client_trust(
+            &mut self,
+            client: &str,
+            level: Option<&str>,
+            now: i64,
+        ) -> Result<bool, StoreError>;
+        /// Every level the owner set.
+        fn client_trusts(&self) -> Result<Vec<ClientTrust>, StoreError>;
+    }
+
     /// Checking, repairing and scrubbing the store as a whole.
     pub trait Upkeep {
         /// The schema version, in the engine's own numbering.
@@ -564,7 +603,7 @@ pub trait JobWrites {
 
 /// Everything the layers above the store use: one engine behind `&mut dyn Storage`.
 pub trait Storage:
-    Memories + SearchIndex + Facts + Rules + Lists + Jobs + Vectors + Upkeep
+    Memories + SearchIndex + Facts + Rules + Lists + Jobs + Vectors + Inbox + Upkeep
 {
     /// The local SQLite store the hook writes, when this engine is it. The two operations that
     /// act as a hook would (`capture_event` routes a raw host event through its adapter, and

@@ -56,6 +56,14 @@ pub(crate) const CASES: &[(&str, Case)] = &[
         vectors_are_read_back_after_their_sequence,
     ),
     ("a_fresh_store_is_healthy", a_fresh_store_is_healthy),
+    (
+        "a_proposal_waits_once_and_is_settled_once",
+        a_proposal_waits_once_and_is_settled_once,
+    ),
+    (
+        "a_clients_level_is_set_changed_and_forgotten",
+        a_clients_level_is_set_changed_and_forgotten,
+    ),
 ];
 
 fn memory(project: &str, title: &str, text: &str, at: i64) -> Redacted<NewMemory> {
@@ -269,6 +277,104 @@ fn vectors_are_read_back_after_their_sequence(s: &mut dyn Storage) {
     assert_eq!(s.put_vectors("other", &[(a, vec![0.8, 0.6])]).unwrap(), 1);
     assert_eq!(s.count_without_vector("m").unwrap(), 2);
     assert_eq!(s.vectors_since("other", 0).unwrap().len(), 1);
+}
+
+fn proposal(text: &str, project: &str, at: i64) -> Redacted<crate::store::inbox::NewProposal> {
+    let args = serde_json::json!({ "text": text, "project": project });
+    redacted(crate::store::inbox::NewProposal {
+        op: "save_memory".into(),
+        key: args.to_string(),
+        args: args.as_object().cloned().unwrap_or_default(),
+        client: "agent".into(),
+        project: project.into(),
+        summary: format!("memory [note] {text}"),
+        reference: None,
+        why: "agent is at propose".into(),
+        created_at: at,
+    })
+}
+
+fn a_proposal_waits_once_and_is_settled_once(s: &mut dyn Storage) {
+    use crate::store::inbox::ProposalState;
+    let (a, new) = s
+        .propose(&proposal(
+            "Deploys use ghp_1234567890abcdefghijklmnopqrstuvwxyzAB",
+            "shop",
+            10,
+        ))
+        .unwrap();
+    assert!(new);
+    assert_eq!(
+        s.propose(&proposal(
+            "Deploys use ghp_1234567890abcdefghijklmnopqrstuvwxyzAB",
+            "shop",
+            11
+        ))
+        .unwrap(),
+        (a, false)
+    );
+    let (b, _) = s
+        .propose(&proposal("Invoices on the 1st", "billing", 12))
+        .unwrap();
+    let waiting = s.proposals(None, true, 10).unwrap();
+    assert_eq!(waiting.iter().map(|p| p.id).collect::<Vec<_>>(), vec![a, b]);
+    // Stored redacted, arguments and summary alike.
+    let first = &waiting[0];
+    assert_eq!(first.args["text"], "Deploys use [redacted:github-token]");
+    assert_eq!(
+        first.summary,
+        "memory [note] Deploys use [redacted:github-token]"
+    );
+    assert_eq!(first.state, ProposalState::Pending);
+    assert_eq!(s.proposals(Some("billing"), true, 10).unwrap().len(), 1);
+    assert!(s.settle_proposal(a, true, "cli", "{\"id\":1}", 20).unwrap());
+    assert!(
+        !s.settle_proposal(a, false, "cli", "", 21).unwrap(),
+        "settled once"
+    );
+    let settled = s.proposal(a).unwrap().unwrap();
+    assert_eq!(settled.state, ProposalState::Accepted);
+    assert_eq!(settled.decided_at, Some(20));
+    assert_eq!(settled.outcome.as_deref(), Some("{\"id\":1}"));
+    assert_eq!(s.proposals(None, false, 10).unwrap()[0].id, a);
+    // Once settled, the same request may wait again.
+    let (again, new) = s
+        .propose(&proposal(
+            "Deploys use ghp_1234567890abcdefghijklmnopqrstuvwxyzAB",
+            "shop",
+            30,
+        ))
+        .unwrap();
+    assert!(new && again != a);
+    assert!(s.proposal(9999).unwrap().is_none());
+}
+
+fn a_clients_level_is_set_changed_and_forgotten(s: &mut dyn Storage) {
+    assert_eq!(s.client_trust("cursor").unwrap(), None);
+    assert!(s.set_client_trust("cursor", Some("propose"), 1).unwrap());
+    assert!(
+        !s.set_client_trust("cursor", Some("propose"), 2).unwrap(),
+        "no change"
+    );
+    assert!(s.set_client_trust("cursor", Some("read"), 3).unwrap());
+    assert!(s.set_client_trust("agent", Some("write"), 4).unwrap());
+    assert_eq!(s.client_trust("cursor").unwrap().as_deref(), Some("read"));
+    let all: Vec<(String, String, i64)> = s
+        .client_trusts()
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.client, c.level, c.set_at))
+        .collect();
+    assert_eq!(
+        all,
+        vec![
+            ("agent".into(), "write".into(), 4),
+            ("cursor".into(), "read".into(), 3)
+        ]
+    );
+    assert!(s.set_client_trust("cursor", None, 5).unwrap());
+    assert!(!s.set_client_trust("cursor", None, 6).unwrap());
+    assert_eq!(s.client_trust("cursor").unwrap(), None);
 }
 
 fn a_fresh_store_is_healthy(s: &mut dyn Storage) {

@@ -37,6 +37,8 @@ const TABLES: &[&str] = &[
     "episodes",
     "fact_reviews",
     "provider_usage",
+    "proposals",
+    "client_trust",
     "hub_tokens",
     "hub_audit",
     "sync_meta",

@@ -19,6 +19,7 @@
 //! connection, its errors, transactions) is here.
 
 mod facts;
+mod inbox;
 mod jobs;
 mod lists;
 mod memo;
