@@ -9,6 +9,7 @@
 
 use crate::model::Memory;
 use crate::ops::{self, Operation};
+use crate::recall::provenance;
 use crate::recall::wrap::{neutralise, wrap};
 use crate::time::Clock;
 
@@ -65,7 +66,8 @@ pub trait Text: Operation {
     fn text(out: &Self::Output, clock: &Clock) -> Rendered;
 }
 
-/// The index line of a hit: `#ID DATE [type] title (project, tool[, pinned])`.
+/// The index line of a hit: `#ID DATE [type] title (project, PROVENANCE[, pinned])`, where
+/// the provenance says where it came from and how old it is (see [`provenance::full`]).
 pub fn hit_line(m: &Memory, clock: &Clock) -> String {
     format!(
         "#{} {} [{}] {} ({}, {}{})",
@@ -74,7 +76,7 @@ pub fn hit_line(m: &Memory, clock: &Clock) -> String {
         m.mtype,
         m.title.replace('\n', " "),
         m.project,
-        m.host,
+        provenance::full(m, clock.now()),
         if m.pinned { ", pinned" } else { "" }
     )
 }
@@ -98,7 +100,8 @@ impl Text for ops::recall::Search {
 }
 
 impl Text for ops::recall::Timeline {
-    /// `→ #1 2026-10-29T19:46 [decision] title` for the anchor, two spaces for the others.
+    /// `→ #1 2026-10-29T19:46 [decision] title (claude-code prompt, 3 weeks ago)` for the
+    /// anchor, two spaces for the others.
     fn text(t: &Self::Output, clock: &Clock) -> Rendered {
         let Some(t) = t else {
             return Rendered::plain("Nothing to anchor on.");
@@ -108,12 +111,13 @@ impl Text for ops::recall::Timeline {
             .iter()
             .map(|m| {
                 format!(
-                    "{} #{} {} [{}] {}",
+                    "{} #{} {} [{}] {} ({})",
                     if m.id == t.anchor { "→" } else { " " },
                     m.id,
                     clock.date_minute(m.created_at),
                     m.mtype,
-                    m.title.replace('\n', " ")
+                    m.title.replace('\n', " "),
+                    provenance::brief(m, clock.now())
                 )
             })
             .collect();
@@ -138,7 +142,7 @@ impl Text for ops::recall::GetObservations {
                     m.title,
                     m.project,
                     clock.iso(m.created_at),
-                    m.host,
+                    provenance::full(m, clock.now()),
                     if m.pinned { " · pinned" } else { "" },
                     m.text
                 );

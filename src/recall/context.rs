@@ -44,7 +44,7 @@ impl ContextOptions {
     }
 }
 
-/// One line of the block for a memory.
+/// One line of the block for a memory, ending with where it came from and how old it is.
 fn line(m: &Memory, with_date: bool, clock: &Clock) -> String {
     let title = m.title.replace('\n', " ");
     let when = if with_date {
@@ -52,7 +52,14 @@ fn line(m: &Memory, with_date: bool, clock: &Clock) -> String {
     } else {
         clock.hour_minute(m.created_at)
     };
-    format!("- #{} {} [{}] {}", m.id, when, m.mtype, title)
+    format!(
+        "- #{} {} [{}] {} ({})",
+        m.id,
+        when,
+        m.mtype,
+        title,
+        super::provenance::brief(m, clock.now())
+    )
 }
 
 /// The newest of `session`'s summary rows that compression wrote (its original message kept
@@ -80,10 +87,11 @@ fn summary_line(m: &Memory, clock: &Clock) -> String {
         .collect();
     let text = crate::model::cut_chars(&facts.join("; "), 600);
     format!(
-        "- #{} {} [summary] Session summary: {}",
+        "- #{} {} [summary] Session summary: {} ({})",
         m.id,
         clock.date_minute(m.created_at),
-        text
+        text,
+        super::provenance::brief(m, clock.now())
     )
 }
 

@@ -11,9 +11,11 @@ pub use crate::model::{Fact, Review};
 pub use crate::store::fact_queries::HistoryQuery;
 
 impl Fact {
-    /// `subject predicate object (confidence 0.80, since 2026-10-29)`, dates in the clock's
-    /// time zone; a closed fact adds `, until DATE`, and `, replaced DATE` when the store
-    /// recorded replacing it. Raw: the text or block it goes into neutralises it.
+    /// `subject predicate object (confidence 0.80, since 2026-10-29, from #12)`, dates in the
+    /// clock's time zone; `from #ID` names the memory it was read from (whose episode keeps the
+    /// original message when compression rewrote it); a closed fact adds `, until DATE`, and
+    /// `, replaced DATE` when the store recorded replacing it. Raw: the text or block it goes
+    /// into neutralises it.
     pub fn line(&self, clock: &crate::time::Clock) -> String {
         let mut s = format!(
             "{} {} {} (confidence {:.2}, since {}",
@@ -23,6 +25,9 @@ impl Fact {
             self.confidence,
             clock.date(self.valid_from)
         );
+        if let Some(m) = self.memory_id {
+            s.push_str(&format!(", from #{m}"));
+        }
         if let Some(to) = self.valid_to {
             s.push_str(&format!(", until {}", clock.date(to)));
         }

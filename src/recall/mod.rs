@@ -5,6 +5,7 @@
 pub mod context;
 pub mod facts;
 pub mod observations;
+pub mod provenance;
 pub mod rank;
 pub mod rules;
 pub mod search;

@@ -38,11 +38,12 @@ fn save_is_idempotent_and_search_finds_it() {
         "Already saved as #1.\n"
     );
     let out = env.cmd().args(["search", "pnpm"]).output().unwrap();
-    let line = String::from_utf8(out.stdout).unwrap();
+    let line = support::ages(&String::from_utf8(out.stdout).unwrap());
     assert!(
         line.starts_with("#1 ")
-            && line
-                .ends_with("[decision] Use pnpm, not npm, in the shop repo (shop, cli, pinned)\n"),
+            && line.ends_with(
+                "[decision] Use pnpm, not npm, in the shop repo (shop, note by cli, AGE, pinned)\n"
+            ),
         "{line}"
     );
     let out = env
@@ -338,9 +339,8 @@ fn dates_are_read_and_shown_in_the_users_time_zone() {
         .output()
         .unwrap();
     assert!(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .contains("shop · 2026-03-08T23:30:00.000-04:00 · source: import"),
+        support::ages(&String::from_utf8(out.stdout).unwrap())
+            .contains("shop · 2026-03-08T23:30:00.000-04:00 · source: note by import, AGE"),
     );
     let out = env
         .cmd()
@@ -365,9 +365,8 @@ fn dates_are_read_and_shown_in_the_users_time_zone() {
         .output()
         .unwrap();
     assert!(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .contains("shop · 2026-10-29T10:00:00.000+01:00 · source: import"),
+        support::ages(&String::from_utf8(out.stdout).unwrap())
+            .contains("shop · 2026-10-29T10:00:00.000+01:00 · source: note by import, AGE"),
     );
 }
 

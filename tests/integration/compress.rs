@@ -509,7 +509,9 @@ fn an_openai_compatible_provider_extracts_facts_that_reach_the_context_block() {
     );
     let (block, _) = ok(&env, &[], &["context", "--project", "shop"]);
     assert!(
-        block.contains("## Facts\n- shop service uses SQLite (confidence 0.80, since 2026-11-02)"),
+        block.contains(
+            "## Facts\n- shop service uses SQLite (confidence 0.80, since 2026-11-02, from #"
+        ),
         "{block}"
     );
 

@@ -135,11 +135,14 @@ fn files_touched_by_tools_are_searchable_by_path() {
     assert_eq!(text.lines().count(), 2, "{text}");
     assert!(
         text.contains("Write /home/dev/shop/src/checkout.rs")
-            && text.contains("(shop, claude-code)"),
+            && crate::support::ages(&text)
+                .contains("(shop, claude-code event in session 3f2a9c41, AGE)"),
         "{text}"
     );
     assert!(
-        text.contains("Edit /home/dev/shop/src/checkout.rs") && text.contains("(shop, cursor)"),
+        text.contains("Edit /home/dev/shop/src/checkout.rs")
+            && crate::support::ages(&text)
+                .contains("(shop, cursor event in session 6d1f0c2a, AGE)"),
         "{text}"
     );
     let out = env
@@ -210,9 +213,9 @@ fn the_seed_example_is_redacted_before_it_is_stored() {
         .args(["search", "staging", "--project", "shop"])
         .output()
         .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = crate::support::ages(&String::from_utf8(out.stdout).unwrap());
     assert!(
-        text.contains("[note] Deploy to staging with token [redacted:api-key] and [private] then run the tests (shop, claude-code)"),
+        text.contains("[note] Deploy to staging with token [redacted:api-key] and [private] then run the tests (shop, claude-code prompt in session s1, AGE)"),
         "{text}"
     );
     drop(env.conn());

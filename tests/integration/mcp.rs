@@ -67,7 +67,9 @@ fn a_session_over_stdio_with_batches_and_errors() {
     assert_eq!(r[3]["error"]["code"], -32700);
     let text = r[4]["result"]["content"][0]["text"].as_str().unwrap();
     assert!(
-        text.contains("token [redacted:github-token] rotates monthly (shop, probe-tool)"),
+        support::ages(text).contains(
+            "token [redacted:github-token] rotates monthly (shop, note by probe-tool, AGE)"
+        ),
         "{text}"
     );
 }

@@ -422,7 +422,10 @@ fn write_rows() -> Vec<Row> {
 /// Why `cli` and `mcp` do not answer `row` alike, or `None` when they do.
 fn mismatch(row: &Row, cli: &Outcome, mcp: &Outcome) -> Option<String> {
     let same = match (row.expect, cli, mcp) {
-        (Expect::Ok, Outcome::Ok(c), Outcome::Ok(m)) => as_terminal(m, c) == c,
+        // Ages count from each process's own clock: the two may straddle a unit's edge.
+        (Expect::Ok, Outcome::Ok(c), Outcome::Ok(m)) => {
+            support::ages(as_terminal(m, c)) == support::ages(c)
+        }
         (Expect::Err, Outcome::Err(c), Outcome::Err(m)) => c == m,
         // clap says `error: invalid value 'V' for '--flag <F>': MESSAGE`, MCP says
         // `field: MESSAGE`; the MESSAGE, from the value's own parser, must be the same.
@@ -783,8 +786,12 @@ fn json_rows() -> Vec<JsonRow> {
                             Value::Null => String::new(),
                             to => format!(", until {}", date(to)),
                         };
+                        let from = match &f["memory_id"] {
+                            Value::Null => String::new(),
+                            m => format!(", from #{m}"),
+                        };
                         format!(
-                            "- #{} {} {} {} (confidence {:.2}, since {}{until}) [{}]",
+                            "- #{} {} {} {} (confidence {:.2}, since {}{from}{until}) [{}]",
                             f["id"],
                             s("subject"),
                             s("predicate"),
@@ -813,7 +820,7 @@ fn json_rows() -> Vec<JsonRow> {
                     s("title"),
                     s("project"),
                     Clock::utc(0).iso(o["created_at"].as_i64().unwrap()),
-                    s("tool"),
+                    provenance(o),
                     if o["pinned"] == true {
                         " · pinned"
                     } else {
@@ -824,6 +831,27 @@ fn json_rows() -> Vec<JsonRow> {
             },
         },
     ]
+}
+
+/// Where a memory came from, as the texts say it, from its JSON fields; its age as `AGE` (see
+/// [`support::ages`]): `claude-code prompt in session s1, AGE`, `note by codex, AGE`.
+fn provenance(m: &Value) -> String {
+    let s = |k: &str| m[k].as_str().unwrap_or_default().to_owned();
+    let tool = s("tool");
+    let source = match s("kind").as_str() {
+        "prompt" => format!("{tool} prompt"),
+        "observation" => format!("{tool} tool call"),
+        "event" => format!("{tool} event"),
+        "summary" => format!("{tool} session summary"),
+        _ => format!("note by {tool}"),
+    };
+    match m["session_id"].as_str().filter(|s| !s.trim().is_empty()) {
+        Some(id) => format!(
+            "{source} in session {}, AGE",
+            id.chars().take(8).collect::<String>()
+        ),
+        None => format!("{source}, AGE"),
+    }
 }
 
 #[test]
@@ -854,7 +882,8 @@ fn json_output_is_one_line_whose_fields_match_the_mcp_text() {
             continue;
         };
         let expected = (row.text)(&v);
-        let m = unwrap_memory(&m).unwrap_or(&m);
+        let m = support::ages(unwrap_memory(&m).unwrap_or(&m));
+        let m = m.as_str();
         if m != expected {
             failures.push(format!(
                 "aletheia {:?} printed {line}\nwhich reads as:\n{expected}\nbut MCP says:\n{m}",
@@ -888,12 +917,15 @@ fn search_json_lists_the_hits_mcp_lists() {
                 s("type"),
                 s("title"),
                 s("project"),
-                s("tool"),
+                provenance(&h),
                 if h["pinned"] == true { ", pinned" } else { "" }
             )
         })
         .collect();
-    assert_eq!(from_json.join("\n"), unwrap_memory(text).unwrap());
+    assert_eq!(
+        from_json.join("\n"),
+        support::ages(unwrap_memory(text).unwrap())
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

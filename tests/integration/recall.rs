@@ -382,12 +382,13 @@ fn timeline_shows_neighbours_with_an_arrow() {
         ])
         .output()
         .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = support::ages(&String::from_utf8(out.stdout).unwrap());
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     assert!(
         lines[0].starts_with("  #")
-            && lines[0].ends_with("2026-10-29T19:00 [decision] Use pnpm, not npm"),
+            && lines[0]
+                .ends_with("2026-10-29T19:00 [decision] Use pnpm, not npm (note by cli, AGE)"),
         "{text}"
     );
     assert!(
@@ -397,7 +398,7 @@ fn timeline_shows_neighbours_with_an_arrow() {
         "{text}"
     );
     assert!(
-        lines[2].ends_with("[note] set up the pnpm cache in CI"),
+        lines[2].ends_with("[note] set up the pnpm cache in CI (cli prompt, AGE)"),
         "{text}"
     );
     let out = env
@@ -447,10 +448,10 @@ fn observations_show_full_records_and_skip_unknown_ids() {
         .args(["observations", &a[1..], "999", &b[1..]])
         .output()
         .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = support::ages(&String::from_utf8(out.stdout).unwrap());
     let expected = format!(
-        "{b} [gotcha] Staging deploys need the VPN\nshop · 2026-10-30T00:00:00.000Z · source: cli\nStaging deploys need the VPN\n---\n\
-         {a} [decision] Use pnpm, not npm\nshop · 2026-10-29T19:00:00.000Z · source: cli\nUse pnpm, not npm, in the shop repo\n"
+        "{b} [gotcha] Staging deploys need the VPN\nshop · 2026-10-30T00:00:00.000Z · source: note by cli, AGE\nStaging deploys need the VPN\n---\n\
+         {a} [decision] Use pnpm, not npm\nshop · 2026-10-29T19:00:00.000Z · source: note by cli, AGE\nUse pnpm, not npm, in the shop repo\n"
     );
     assert_eq!(text, expected);
     let out = env.cmd().args(["observations", "999"]).output().unwrap();

@@ -282,3 +282,34 @@ pub fn dechunk(mut s: &str) -> String {
     }
     out
 }
+
+/// `text` with each age a recalled line ends with (`3 weeks ago`, `moments ago`) as `AGE`:
+/// ages count from the real clock, so a test that pins a line pins the rest of it.
+pub fn ages(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(" ago") {
+        let head = &rest[..at];
+        // The span before " ago": "moments", or a number and a unit.
+        let words: Vec<&str> = head.rsplitn(3, ' ').collect();
+        let cut = match words.as_slice() {
+            ["moments", ..] => head.len() - "moments".len(),
+            [unit, n, ..]
+                if n.chars().all(|c| c.is_ascii_digit())
+                    && unit.chars().all(|c| c.is_ascii_lowercase()) =>
+            {
+                head.len() - unit.len() - n.len() - 1
+            }
+            _ => head.len(),
+        };
+        if cut == head.len() {
+            out.push_str(&rest[..at + 4]);
+        } else {
+            out.push_str(&head[..cut]);
+            out.push_str("AGE");
+        }
+        rest = &rest[at + 4..];
+    }
+    out.push_str(rest);
+    out
+}
