@@ -74,6 +74,9 @@ enum Command {
     Timeline(cli::timeline::TimelineArgs),
     /// Show memories in full by id.
     Observations(cli::observations::ObservationsArgs),
+    /// Where a memory or fact came from: the fact, its memory, the original message, the
+    /// session, and the hook event or call that stored it, with times.
+    Why(cli::why::WhyArgs),
     /// Show how the facts about one subject changed.
     Facts(cli::facts::FactsArgs),
     /// Hide a memory (or fact) from search and context without deleting it.
@@ -160,6 +163,7 @@ fn main() -> ExitCode {
         Command::Context(a) => cli::context::run(a, json),
         Command::Timeline(a) => cli::timeline::run(a, json),
         Command::Observations(a) => cli::observations::run(a, json),
+        Command::Why(a) => cli::why::run(a, json),
         Command::Facts(a) => cli::facts::run(a, json),
         Command::Dismiss(a) => cli::items::dismiss(a, json),
         Command::Restore(a) => cli::items::restore(a, json),

@@ -264,6 +264,96 @@ impl Text for ops::review::ProposalReject {
     }
 }
 
+impl Text for ops::why::Why {
+    /// The chain, one step a line, from what was asked about back to what stored it.
+    fn text(c: &Self::Output, clock: &Clock) -> Rendered {
+        let when = |at: i64| {
+            format!(
+                "{} ({})",
+                clock.date_minute(at),
+                provenance::age(at, clock.now())
+            )
+        };
+        let mut lines = Vec::new();
+        if let Some(f) = &c.fact {
+            lines.push(format!("fact #{}: {} [{}]", f.id, f.line(clock), f.project));
+            lines.push(format!(
+                "  learned by {} on {}",
+                if f.source == "rules" {
+                    "the rule extractor"
+                } else {
+                    f.source.as_str()
+                },
+                when(f.recorded_at)
+            ));
+            if c.memory.is_none() {
+                lines.push("  the memory it was read from is no longer stored.".into());
+            }
+        }
+        if let Some(m) = &c.memory {
+            lines.push(format!(
+                "memory #{} [{}] {} ({})",
+                m.id,
+                m.mtype,
+                m.title.replace('\n', " "),
+                m.project
+            ));
+            lines.push(format!(
+                "  stored {} by {}{}",
+                when(m.created_at),
+                ops::why::stored_by(m),
+                if m.dismissed { "; dismissed since" } else { "" }
+            ));
+            if let Some(e) = &c.episode {
+                lines.push(format!(
+                    "  compression rewrote it; the original message is kept as episode #{}: {}",
+                    m.id,
+                    crate::model::cut_chars(&e.replace('\n', " "), 200)
+                ));
+            }
+            if let Some(s) = &c.session {
+                lines.push(format!(
+                    "session {}: {} memories from {} to {}",
+                    provenance::short_session(&s.id),
+                    s.memories,
+                    clock.date_minute(s.first_at),
+                    clock.date_minute(s.last_at)
+                ));
+                if let Some(p) = &s.first_prompt {
+                    lines.push(format!(
+                        "  it began with prompt #{} at {}: {}",
+                        p.id,
+                        clock.date_minute(p.created_at),
+                        crate::model::cut_chars(&p.title.replace('\n', " "), 120)
+                    ));
+                }
+            }
+            if let Some(p) = &c.proposal {
+                lines.push(format!(
+                    "  proposed by {} as p{} on {} (it waited because {}); accepted by {}{}",
+                    p.client,
+                    p.id,
+                    clock.date_minute(p.created_at),
+                    p.why,
+                    p.decided_by.as_deref().unwrap_or("the user"),
+                    p.decided_at
+                        .map(|at| format!(" on {}", clock.date_minute(at)))
+                        .unwrap_or_default()
+                ));
+            }
+            if !c.facts.is_empty() {
+                lines.push("facts read from it:".into());
+                lines.extend(
+                    c.facts
+                        .iter()
+                        .map(|f| format!("  fact #{} {}", f.id, f.line(clock))),
+                );
+            }
+        }
+        Rendered::recalled(lines.join("\n"))
+    }
+}
+
 impl Text for ops::trust::SetTrust {
     fn text(t: &Self::Output, _: &Clock) -> Rendered {
         Rendered::plain(match t.level {

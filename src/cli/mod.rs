@@ -35,6 +35,7 @@ pub mod server;
 pub mod sync;
 pub mod timeline;
 pub mod trust;
+pub mod why;
 
 use crate::config::Paths;
 use crate::ops::{self, Caller, Context, Operation};

@@ -27,6 +27,7 @@ pub mod rules;
 pub mod transfer;
 pub mod trust;
 pub mod upkeep;
+pub mod why;
 
 use crate::config::Paths;
 use crate::redact::Redactor;
@@ -371,6 +372,7 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<review::ProposalReject>::ENTRY,
     &Op::<trust::SetTrust>::ENTRY,
     &Op::<trust::ListTrust>::ENTRY,
+    &Op::<why::Why>::ENTRY,
     &Op::<compress::Compress>::ENTRY,
     &Op::<compress::Jobs>::ENTRY,
     &Op::<backfill::Backfill>::ENTRY,

@@ -104,6 +104,16 @@ impl Store {
         self.facts_where(&sql, rusqlite::params_from_iter(args))
     }
 
+    /// One fact by id, dismissed or not.
+    pub fn fact_by_id(&self, id: i64) -> Result<Option<Fact>, StoreError> {
+        Ok(self
+            .facts_where(
+                &format!("SELECT {FACT_COLUMNS} FROM facts f WHERE f.id = ?1"),
+                params![id],
+            )?
+            .pop())
+    }
+
     /// The facts drawn from memory `memory_id`, not dismissed, oldest first.
     pub fn facts_of_memory(&self, memory_id: i64) -> Result<Vec<Fact>, StoreError> {
         self.facts_where(

@@ -63,6 +63,23 @@ impl Store {
         Ok(None)
     }
 
+    /// The first `limit` memories of one session of a project, dismissed or not, in time order
+    /// (ties by id): where a memory came from, for `aletheia why`.
+    pub fn session_memories(
+        &self,
+        project: &str,
+        session_id: &str,
+        limit: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
+        self.memories_where(
+            &format!(
+                "SELECT {COLUMNS} FROM memories WHERE project = ?1 AND session_id = ?2
+                 ORDER BY created_at, id LIMIT ?3"
+            ),
+            params![project, session_id, sql_int(limit)],
+        )
+    }
+
     /// Up to `before` memories just before `anchor` and up to `after` just after it, in time
     /// order (ties by id), not dismissed, in `project` or every project.
     pub fn memories_around(

@@ -473,6 +473,8 @@ fn table() -> Vec<Row> {
             |_| json!({ "client": "cursor", "level": "propose" }),
         ),
         row("list_trust", EveryProject, |_| json!({})),
+        row("why", ById, |p| json!({ "id": p.memory })),
+        row("why", ById, |p| json!({ "id": p.fact, "type": "fact" })),
         row(
             "compress",
             EveryProject,

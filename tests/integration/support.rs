@@ -290,26 +290,38 @@ pub fn ages(text: &str) -> String {
     let mut rest = text;
     while let Some(at) = rest.find(" ago") {
         let head = &rest[..at];
-        // The span before " ago": "moments", or a number and a unit.
-        let words: Vec<&str> = head.rsplitn(3, ' ').collect();
-        let cut = match words.as_slice() {
-            ["moments", ..] => head.len() - "moments".len(),
-            [unit, n, ..]
-                if n.chars().all(|c| c.is_ascii_digit())
-                    && unit.chars().all(|c| c.is_ascii_lowercase()) =>
-            {
-                head.len() - unit.len() - n.len() - 1
-            }
-            _ => head.len(),
-        };
-        if cut == head.len() {
-            out.push_str(&rest[..at + 4]);
+        // The span before " ago": "moments", or a number and a unit, each word starting after
+        // a space or an opening parenthesis.
+        let word_start = |s: &str| s.rfind([' ', '(']).map_or(0, |i| i + 1);
+        let last = word_start(head);
+        let unit = &head[last..];
+        let cut = if unit == "moments" {
+            Some(last)
+        } else if !unit.is_empty() && unit.chars().all(|c| c.is_ascii_lowercase()) && last > 0 {
+            let before = &head[..last - 1];
+            let n_start = word_start(before);
+            let n = &before[n_start..];
+            (!n.is_empty() && n.chars().all(|c| c.is_ascii_digit())).then_some(n_start)
         } else {
-            out.push_str(&head[..cut]);
-            out.push_str("AGE");
+            None
+        };
+        match cut {
+            Some(cut) => {
+                out.push_str(&head[..cut]);
+                out.push_str("AGE");
+            }
+            None => out.push_str(&rest[..at + 4]),
         }
         rest = &rest[at + 4..];
     }
     out.push_str(rest);
     out
+}
+
+#[test]
+fn ages_are_replaced_wherever_they_stand() {
+    assert_eq!(
+        ages("(shop, note by cli, 5 weeks ago, pinned) (moments ago) 12 days agog a while ago"),
+        "(shop, note by cli, AGE, pinned) (AGE) AGEg a while ago"
+    );
 }

@@ -348,3 +348,97 @@ fn the_levels_are_named_in_one_line_errors() {
         );
     }
 }
+
+#[test]
+fn why_follows_a_fact_back_to_the_hook_event_and_an_accepted_note_to_its_proposal() {
+    let p = Project::new();
+    // A session: a prompt, then a tool call, captured by the hook as Claude Code sends them.
+    for (event, payload) in [
+        (
+            "UserPromptSubmit",
+            json!({"session_id": "1a2b3c4d5e6f", "cwd": p.root, "hook_event_name": "UserPromptSubmit",
+                   "prompt": "We decided the cache ttl is 30 s for the shop service"}),
+        ),
+        (
+            "UserPromptSubmit",
+            json!({"session_id": "1a2b3c4d5e6f", "cwd": p.root, "hook_event_name": "UserPromptSubmit",
+                   "prompt": "Also the staging deploy needs the VPN"}),
+        ),
+    ] {
+        p.env
+            .cmd()
+            .env("ALETHEIA_CWD", &p.root)
+            .args(["hook", "claude-code", event])
+            .write_stdin(payload.to_string())
+            .assert()
+            .success();
+    }
+    let conn = p.env.conn();
+    conn.execute(
+        "INSERT INTO facts (project, subject, predicate, object, confidence, source, memory_id, valid_from, created_at)
+         VALUES ('shop', 'cache', 'ttl', '30 s', 0.8, 'rules', 1, 1, 1)",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let chain = support::ages(&p.ok(&["why", "1", "--type", "fact"]));
+    let lines: Vec<&str> = chain.lines().collect();
+    assert!(
+        lines[0].starts_with("fact #1: cache ttl 30 s (confidence 0.80, since "),
+        "{chain}"
+    );
+    assert!(lines[0].contains(", from #1) [shop]"), "{chain}");
+    assert!(
+        lines[1].starts_with("  learned by the rule extractor on "),
+        "{chain}"
+    );
+    assert!(
+        lines[2].starts_with("memory #1 [note] We decided the cache ttl is 30 s"),
+        "{chain}"
+    );
+    assert!(
+        lines[3].starts_with("  stored ")
+            && lines[3].ends_with("(AGE) by the claude-code hook, on the user's prompt"),
+        "{chain}"
+    );
+    assert!(
+        lines[4].starts_with("session 1a2b3c4d: 2 memories from "),
+        "{chain}"
+    );
+    assert!(
+        lines[5].starts_with("  it began with prompt #1 at "),
+        "{chain}"
+    );
+    assert!(
+        lines[6] == "facts read from it:" && lines[7].starts_with("  fact #1 cache ttl"),
+        "{chain}"
+    );
+
+    // A note a client proposed: its chain names the proposal and who accepted it.
+    p.ok(&["trust", "agent", "propose"]);
+    p.calls(&[(
+        "save_memory",
+        json!({ "text": "Refunds settle in 5 days." }),
+    )]);
+    p.ok(&["review", "accept", "p1"]);
+    let chain = p.ok(&["why", "3"]);
+    assert!(chain.contains("  stored "), "{chain}");
+    assert!(chain.contains("by a call by agent"), "{chain}");
+    assert!(
+        chain.contains("  proposed by agent as p1 on ")
+            && chain.contains(
+                "(it waited because agent is at propose (aletheia trust)); accepted by cli on "
+            ),
+        "{chain}"
+    );
+    let json: Value = serde_json::from_str(&p.ok(&["--json", "why", "3"])).unwrap();
+    assert_eq!(json["proposal"]["id"], 1, "{json}");
+    assert_eq!(json["memory"]["id"], 3, "{json}");
+
+    // Another project's memory, or none, is not found.
+    let out = p.env.cmd().args(["why", "99"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "aletheia: No memory #99.\n"
+    );
+}

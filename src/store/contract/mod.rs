@@ -185,6 +185,13 @@ contract! {
         fn first_with_episode(&self, ids: &[i64]) -> Result<Option<i64>, StoreError>;
         /// The original message compression kept for a memory it rewrote.
         fn episode(&self, memory_id: i64) -> Result<Option<String>, StoreError>;
+        /// The first memories of one session, dismissed or not, in time order.
+        fn session_memories(
+            &self,
+            project: &str,
+            session_id: &str,
+            limit: usize,
+        ) -> Result<Vec<Memory>, StoreError>;
         /// Memories just before and after `anchor`, in time order.
         fn memories_around(
             &self,
@@ -256,6 +263,8 @@ contract! {
             project: Option<&str>,
             limit: usize,
         ) -> Result<Vec<Fact>, StoreError>;
+        /// One fact by id, dismissed or not.
+        fn fact_by_id(&self, id: i64) -> Result<Option<Fact>, StoreError>;
         /// The facts read from one memory.
         fn facts_of_memory(&self, memory_id: i64) -> Result<Vec<Fact>, StoreError>;
         /// A subject's facts through time.

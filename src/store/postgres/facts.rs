@@ -296,6 +296,15 @@ impl Facts for PgStore {
         )
     }
 
+    fn fact_by_id(&self, id: i64) -> Result<Option<Fact>, StoreError> {
+        Ok(self
+            .facts_where(
+                &format!("SELECT {FACT_COLUMNS} FROM facts f WHERE f.id = $1"),
+                &[&id],
+            )?
+            .pop())
+    }
+
     fn facts_of_memory(&self, memory_id: i64) -> Result<Vec<Fact>, StoreError> {
         self.facts_where(
             &format!(

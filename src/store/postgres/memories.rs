@@ -371,6 +371,21 @@ impl Memories for PgStore {
         .map(|r| r.map(|r| r.get(0)))
     }
 
+    fn session_memories(
+        &self,
+        project: &str,
+        session_id: &str,
+        limit: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
+        self.memories_where(
+            &format!(
+                "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = $1 AND m.session_id = $2
+                 ORDER BY m.created_at, m.id LIMIT $3"
+            ),
+            &[&project, &session_id, &sql_int(limit)],
+        )
+    }
+
     fn memories_around(
         &self,
         anchor: &Memory,
