@@ -77,6 +77,8 @@ enum Command {
     /// Where a memory or fact came from: the fact, its memory, the original message, the
     /// session, and the hook event or call that stored it, with times.
     Why(cli::why::WhyArgs),
+    /// The memories whose files changed or went away since they were written, in this folder.
+    Drift(cli::drift::DriftArgs),
     /// Show how the facts about one subject changed.
     Facts(cli::facts::FactsArgs),
     /// Hide a memory (or fact) from search and context without deleting it.
@@ -164,6 +166,7 @@ fn main() -> ExitCode {
         Command::Timeline(a) => cli::timeline::run(a, json),
         Command::Observations(a) => cli::observations::run(a, json),
         Command::Why(a) => cli::why::run(a, json),
+        Command::Drift(a) => cli::drift::run(a, json),
         Command::Facts(a) => cli::facts::run(a, json),
         Command::Dismiss(a) => cli::items::dismiss(a, json),
         Command::Restore(a) => cli::items::restore(a, json),

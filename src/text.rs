@@ -81,6 +81,15 @@ pub fn hit_line(m: &Memory, clock: &Clock) -> String {
     )
 }
 
+/// A hit's line, with its stale mark when it has one: `… (shop, …) [stale: src/a.rs changed 2
+/// days later]`.
+fn hit_line_marked(h: &crate::recall::search::Hit, clock: &Clock) -> String {
+    match &h.stale {
+        Some(mark) => format!("{} [{mark}]", hit_line(&h.memory, clock)),
+        None => hit_line(&h.memory, clock),
+    }
+}
+
 impl Text for ops::recall::Search {
     fn text(r: &Self::Output, clock: &Clock) -> Rendered {
         if r.hits.is_empty() && r.facts.is_empty() {
@@ -94,7 +103,7 @@ impl Text for ops::recall::Search {
             .iter()
             .map(|f| format!("fact #{} {}", f.id, f.line(clock)))
             .collect();
-        lines.extend(r.hits.iter().map(|h| hit_line(&h.memory, clock)));
+        lines.extend(r.hits.iter().map(|h| hit_line_marked(h, clock)));
         Rendered::recalled(lines.join("\n"))
     }
 }
@@ -261,6 +270,24 @@ impl Text for ops::review::ProposalReject {
             d.proposal.client,
             d.proposal.summary.replace('\n', " ")
         ))
+    }
+}
+
+impl Text for ops::drift::Drift {
+    /// Each stale memory's search line and what changed; then how many were looked at.
+    fn text(r: &Self::Output, clock: &Clock) -> Rendered {
+        let mut lines: Vec<String> = r
+            .stale
+            .iter()
+            .map(|s| format!("{} [{}]", hit_line(&s.memory, clock), s.mark))
+            .collect();
+        lines.push(format!(
+            "{} of {} memories that name files in {} are stale.",
+            r.stale.len(),
+            r.checked,
+            r.project
+        ));
+        Rendered::recalled(lines.join("\n"))
     }
 }
 

@@ -46,6 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('timeline', 'timeline', [CompletionResultType]::ParameterValue, 'Show the memories before and after one memory')
             [CompletionResult]::new('observations', 'observations', [CompletionResultType]::ParameterValue, 'Show memories in full by id')
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Where a memory or fact came from: the fact, its memory, the original message, the session, and the hook event or call that stored it, with times')
+            [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'The memories whose files changed or went away since they were written, in this folder')
             [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
             [CompletionResult]::new('dismiss', 'dismiss', [CompletionResultType]::ParameterValue, 'Hide a memory (or fact) from search and context without deleting it')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Undo dismiss')
@@ -513,6 +514,13 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'aletheia;drift' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project; it must be this folder''s (the default)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'aletheia;facts' {
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project (default: every project)')
             [CompletionResult]::new('--predicate', '--predicate', [CompletionResultType]::ParameterName, 'Only facts with this predicate')
@@ -660,6 +668,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('timeline', 'timeline', [CompletionResultType]::ParameterValue, 'Show the memories before and after one memory')
             [CompletionResult]::new('observations', 'observations', [CompletionResultType]::ParameterValue, 'Show memories in full by id')
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Where a memory or fact came from: the fact, its memory, the original message, the session, and the hook event or call that stored it, with times')
+            [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'The memories whose files changed or went away since they were written, in this folder')
             [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
             [CompletionResult]::new('dismiss', 'dismiss', [CompletionResultType]::ParameterValue, 'Hide a memory (or fact) from search and context without deleting it')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Undo dismiss')
@@ -804,6 +813,9 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;help;why' {
+            break
+        }
+        'aletheia;help;drift' {
             break
         }
         'aletheia;help;facts' {

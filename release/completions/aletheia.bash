@@ -43,6 +43,9 @@ _aletheia() {
             aletheia,drain)
                 cmd="aletheia__subcmd__drain"
                 ;;
+            aletheia,drift)
+                cmd="aletheia__subcmd__drift"
+                ;;
             aletheia,export)
                 cmd="aletheia__subcmd__export"
                 ;;
@@ -150,6 +153,9 @@ _aletheia() {
                 ;;
             aletheia__subcmd__help,drain)
                 cmd="aletheia__subcmd__help__subcmd__drain"
+                ;;
+            aletheia__subcmd__help,drift)
+                cmd="aletheia__subcmd__help__subcmd__drift"
                 ;;
             aletheia__subcmd__help,export)
                 cmd="aletheia__subcmd__help__subcmd__export"
@@ -443,7 +449,7 @@ _aletheia() {
 
     case "${cmd}" in
         aletheia)
-            opts="-h -V --json --help --version hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="-h -V --json --help --version hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why drift facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -626,6 +632,24 @@ _aletheia() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aletheia__subcmd__drift)
+            opts="-h --project --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aletheia__subcmd__export)
             opts="-h --project --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -671,7 +695,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help)
-            opts="hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why drift facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -797,6 +821,20 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help__subcmd__drain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__drift)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -362,9 +362,15 @@ fn store_and_recall(
     }
     if capture.context {
         crate::stall::at("context");
+        // The session's own folder, from the host: the memories the block prints are checked
+        // there for files that changed since they were written.
+        let opts = crate::recall::context::ContextOptions {
+            root: capture.dir.clone().filter(|d| d.is_dir()),
+            ..crate::recall::context::ContextOptions::for_project(&capture.project)
+        };
         let block = crate::recall::context::build(
             &store,
-            &crate::recall::context::ContextOptions::for_project(&capture.project),
+            &opts,
             // Only a session start reads the time zone; other events never pay for it.
             &crate::time::Clock::system(),
         )?;

@@ -73,6 +73,7 @@ fn call<O: ops::Operation>(
         paths: Some(paths),
         semantic: None,
         extraction: None,
+        root: None,
     };
     Ok(ops::call(&mut ctx, op)?)
 }

@@ -227,6 +227,7 @@ mod run {
             paths: None,
             semantic: None,
             extraction: None,
+            root: None,
         };
         let out = crate::ops::call(&mut ctx, request)?;
         Ok(print::result(&out, &clock, json, O::text)?)

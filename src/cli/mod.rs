@@ -10,6 +10,7 @@ pub mod connect;
 pub mod context;
 pub mod doctor;
 pub mod drain;
+pub mod drift;
 pub mod export;
 pub mod facts;
 pub mod hub;
@@ -89,6 +90,8 @@ pub struct Edge {
     caller: Caller,
     semantic: Option<crate::embed::semantic::Semantic>,
     extraction: Option<crate::compress::Extraction>,
+    /// The working directory: the project folder drift checks read.
+    root: std::path::PathBuf,
 }
 
 impl Edge {
@@ -114,6 +117,7 @@ impl Edge {
             caller,
             semantic: None,
             extraction: None,
+            root: crate::config::working_dir(),
         })
     }
 
@@ -135,6 +139,7 @@ impl Edge {
             paths: Some(&self.paths),
             semantic: self.semantic.as_ref(),
             extraction: self.extraction.as_ref(),
+            root: Some(&self.root),
         };
         Ok(ops::call(&mut ctx, request)?)
     }

@@ -32,6 +32,7 @@
 //!   loose name from a deleted file, so a missing path under the root counts as deleted.
 
 mod git;
+pub mod marks;
 mod text;
 
 use std::collections::{HashMap, HashSet};

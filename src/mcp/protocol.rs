@@ -260,6 +260,7 @@ impl Server {
                 Err(e) => return Ok(tool_error(&format!("the store cannot be opened: {e}"))),
             }
         }
+        let root = crate::config::working_dir();
         let store = self.store.as_mut().expect("opened above");
         // What a hook spooled while the store was busy shows up here as it does on the command
         // line. A drain that fails leaves the spool for the next call; the call goes on.
@@ -272,6 +273,7 @@ impl Server {
             paths: Some(&self.paths),
             extraction: None,
             semantic: self.background.as_ref().and_then(|b| b.semantic()),
+            root: Some(&root),
         };
         Ok(match tool.call(&mut ctx, args) {
             Ok(text) => json!({ "content": [{ "type": "text", "text": text }], "isError": false }),

@@ -692,6 +692,7 @@ mod tests {
                 paths: Some(&self.paths),
                 semantic: None,
                 extraction: None,
+                root: None,
             };
             call(&mut ctx, op).unwrap()
         }

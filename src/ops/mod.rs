@@ -18,6 +18,7 @@ pub mod capture;
 pub mod compress;
 pub mod curate;
 pub mod doctor;
+pub mod drift;
 pub mod lists;
 pub mod memories;
 pub mod policy;
@@ -220,6 +221,21 @@ pub struct Context<'a> {
     /// How to compress (providers, caps, the worker's lease token), for the front ends that
     /// run the worker; `None` elsewhere.
     pub extraction: Option<&'a crate::compress::Extraction>,
+    /// The project folder this front end works in (the command line's and the stdio server's
+    /// working directory), whose files drift checks read; `None` for a server, which serves
+    /// projects whose folders it does not know.
+    pub root: Option<&'a std::path::Path>,
+}
+
+impl Context<'_> {
+    /// The folder of `project` on this machine, when it is the one this front end works in.
+    pub fn root_of(&self, project: &str) -> Option<&std::path::Path> {
+        self.root.filter(|r| {
+            r.is_dir()
+                && crate::project::stored_key(&crate::project::project_key(r), self.redactor)
+                    == project
+        })
+    }
 }
 
 /// Why an operation failed: a kind a front end can map (to an MCP tool error, an exit code, an
@@ -373,6 +389,7 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<trust::SetTrust>::ENTRY,
     &Op::<trust::ListTrust>::ENTRY,
     &Op::<why::Why>::ENTRY,
+    &Op::<drift::Drift>::ENTRY,
     &Op::<compress::Compress>::ENTRY,
     &Op::<compress::Jobs>::ENTRY,
     &Op::<backfill::Backfill>::ENTRY,

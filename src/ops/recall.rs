@@ -139,10 +139,51 @@ impl Operation for Search {
             order: self.order.unwrap_or_default(),
             raw: self.raw,
         };
-        match each {
-            Some(projects) => across(ctx, &q, &projects),
-            None => one_search(ctx, &q),
+        let mut found = match each {
+            Some(projects) => across(ctx, &q, &projects)?,
+            None => one_search(ctx, &q)?,
+        };
+        mark_stale(ctx, &mut found, q.order == search::Order::Relevance);
+        Ok(found)
+    }
+}
+
+/// A stale hit's score is this much of what it was: a little lower, never hidden.
+const STALE_WEIGHT: f64 = 0.8;
+
+/// Mark the hits whose files changed or went away since they were written, in the project
+/// folder this front end works in, and (in relevance order) move them a little lower on the
+/// page. A hit of another project, or a front end without a folder, is left as it is.
+fn mark_stale(ctx: &Context<'_>, found: &mut search::SearchResult, by_relevance: bool) {
+    let mut by_project: Vec<&str> = found
+        .hits
+        .iter()
+        .map(|h| h.memory.project.as_str())
+        .collect();
+    by_project.sort_unstable();
+    by_project.dedup();
+    let mut marks = std::collections::HashMap::new();
+    for project in by_project {
+        if let Some(root) = ctx.root_of(project) {
+            let memories = found
+                .hits
+                .iter()
+                .map(|h| &h.memory)
+                .filter(|m| m.project == project);
+            marks.extend(crate::drift::marks::stale_marks(root, memories));
         }
+    }
+    if marks.is_empty() {
+        return;
+    }
+    for h in &mut found.hits {
+        if let Some(mark) = marks.remove(&h.memory.id) {
+            h.stale = Some(mark);
+            h.score *= STALE_WEIGHT;
+        }
+    }
+    if by_relevance {
+        found.hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     }
 }
 
@@ -317,6 +358,7 @@ impl Operation for SessionStartContext {
             .project_or_default(self.project.as_deref(), ctx.redactor)?;
         let mut opts = context::ContextOptions::for_project(&project);
         opts.limit = LIMIT.clamp(self.limit);
+        opts.root = ctx.root_of(&project).map(std::path::Path::to_path_buf);
         let block = context::build(ctx.store, &opts, &ctx.clock)?;
         Ok(ContextBlock { project, block })
     }

@@ -31,6 +31,9 @@ pub struct ContextOptions {
     /// Recent unpinned memories, 1 to 100.
     pub limit: usize,
     pub max_chars: usize,
+    /// The project's folder on this machine, when known: the memories the block may print are
+    /// checked there for files that changed since (and only those).
+    pub root: Option<std::path::PathBuf>,
 }
 
 impl ContextOptions {
@@ -40,26 +43,49 @@ impl ContextOptions {
             project: project.to_owned(),
             limit: 20,
             max_chars: MAX_CHARS,
+            root: None,
         }
     }
 }
 
-/// One line of the block for a memory, ending with where it came from and how old it is.
-fn line(m: &Memory, with_date: bool, clock: &Clock) -> String {
+/// Stale marks by memory id (see [`crate::drift::marks`]).
+type Marks = std::collections::HashMap<i64, String>;
+
+/// One line of the block for a memory, ending with where it came from and how old it is, and
+/// its stale mark when the files it names changed since.
+fn line(m: &Memory, with_date: bool, clock: &Clock, marks: &Marks) -> String {
     let title = m.title.replace('\n', " ");
     let when = if with_date {
         clock.date_minute(m.created_at)
     } else {
         clock.hour_minute(m.created_at)
     };
+    let mark = marks
+        .get(&m.id)
+        .map(|s| format!(" [{s}]"))
+        .unwrap_or_default();
     format!(
-        "- #{} {} [{}] {} ({})",
+        "- #{} {} [{}] {} ({}){mark}",
         m.id,
         when,
         m.mtype,
         title,
         super::provenance::brief(m, clock.now())
     )
+}
+
+/// The memories the block may print: the pinned ones, and of the newest, as many as its last
+/// session and its recent list can take. Drift is checked for these alone, so a session start
+/// costs the same whatever the store holds.
+fn printable<'m>(
+    pinned: &'m [Memory],
+    window: &'m [Memory],
+    opts: &ContextOptions,
+) -> impl Iterator<Item = &'m Memory> {
+    let recent = opts.limit.clamp(1, 100) + SESSION_REQUESTS * 2;
+    pinned
+        .iter()
+        .chain(window.iter().filter(|m| !m.pinned).take(recent))
 }
 
 /// The newest of `session`'s summary rows that compression wrote (its original message kept
@@ -112,19 +138,23 @@ pub fn build(
     let mut sections = Vec::new();
 
     let pinned = store.pinned_memories(project)?;
+    // One bounded walk back through the project's newest memories feeds both the last session
+    // and the recent list, so a store of any size costs the same. Tool events are raw and many;
+    // the block lists what people said, concluded and decided.
+    let window = store.newest_told(project, WINDOW)?;
+    let marks = match &opts.root {
+        Some(root) => crate::drift::marks::stale_marks(root, printable(&pinned, &window, opts)),
+        None => Marks::new(),
+    };
     sections.push(Section {
         title: "## Pinned".into(),
         lines: pinned
             .iter()
             .filter(|m| shown.insert(m.id))
-            .map(|m| line(m, true, clock))
+            .map(|m| line(m, true, clock, &marks))
             .collect(),
     });
 
-    // One bounded walk back through the project's newest memories feeds both the last session
-    // and the recent list, so a store of any size costs the same. Tool events are raw and many;
-    // the block lists what people said, concluded and decided.
-    let window = store.newest_told(project, WINDOW)?;
     let last_session = window
         .iter()
         .find(|m| m.session_id.is_some() && matches!(m.kind, Kind::Prompt | Kind::Summary))
@@ -169,7 +199,7 @@ pub fn build(
                 lines.push(if summary.is_some_and(|(id, _)| id == m.id) {
                     summary_line(m, clock)
                 } else {
-                    line(m, true, clock)
+                    line(m, true, clock, &marks)
                 });
             }
         }
@@ -210,7 +240,7 @@ pub fn build(
             lines.push(format!("### {d}"));
             day = d;
         }
-        lines.push(line(m, false, clock));
+        lines.push(line(m, false, clock, &marks));
     }
     sections.push(Section {
         title: "## Recent".into(),

@@ -62,6 +62,10 @@ pub struct Hit {
     #[serde(flatten)]
     pub memory: Memory,
     pub score: f64,
+    /// What changed in the files it names since it was written (`stale: src/a.rs changed 2
+    /// days later`), when the front end knows the project's folder and something did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<String>,
 }
 
 /// The result: matching facts, hits, or why there are none.
@@ -127,6 +131,7 @@ fn by_relevance(
             Some(Hit {
                 memory: by_id.remove(&id)?,
                 score,
+                stale: None,
             })
         })
         .collect())
@@ -136,7 +141,11 @@ fn by_relevance(
 fn unscored(memories: Vec<Memory>) -> Vec<Hit> {
     memories
         .into_iter()
-        .map(|memory| Hit { memory, score: 0.0 })
+        .map(|memory| Hit {
+            memory,
+            score: 0.0,
+            stale: None,
+        })
         .collect()
 }
 
@@ -353,6 +362,7 @@ pub fn hybrid(
             Some(Hit {
                 memory: by_id.remove(&id)?,
                 score,
+                stale: None,
             })
         })
         .collect();

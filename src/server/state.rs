@@ -214,6 +214,7 @@ impl State {
             paths: Some(&self.paths),
             semantic: self.background.as_ref().and_then(|b| b.semantic()),
             extraction: None,
+            root: None,
         };
         let out = f(&mut ctx);
         self.give_back(store);

@@ -72,6 +72,7 @@ fn tick(
         paths: Some(paths),
         semantic: None,
         extraction: Some(ex),
+        root: None,
     };
     match ops::call(
         &mut ctx,

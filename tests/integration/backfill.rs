@@ -92,6 +92,7 @@ impl Home {
             paths: Some(&self.paths),
             semantic: None,
             extraction: None,
+            root: None,
         };
         aletheia::ops::call(&mut ctx, req)
     }

@@ -61,6 +61,10 @@ impl Home {
         // The fallback spool inside the temporary directory too, so a drain never looks at
         // the real one in $TMPDIR.
         let paths = Paths::within(dir.path());
+        // Each project's folder, as the command line would run in it (for `drift`).
+        for p in ["shop", "billing"] {
+            std::fs::create_dir_all(dir.path().join("work").join(p)).unwrap();
+        }
         let store = Store::open_path(&paths.db, OpenOptions::INTERACTIVE).unwrap();
         Home {
             dir,
@@ -78,6 +82,9 @@ impl Home {
         self.now += 1000;
         // The worker as `aletheia compress` runs it, with the rule extractor.
         let extraction = aletheia::compress::Extraction::rules();
+        // The front end runs in the folder of the project the call names (else the default's).
+        let project = args["project"].as_str().unwrap_or("shop");
+        let root = self.dir.path().join("work").join(project);
         let mut ctx = Context {
             store: &mut self.store,
             redactor: &self.redactor,
@@ -85,6 +92,7 @@ impl Home {
             caller: caller.clone(),
             paths: Some(&self.paths),
             extraction: Some(&extraction),
+            root: Some(&root),
             semantic: None,
         };
         if is_client(caller)
@@ -474,6 +482,7 @@ fn table() -> Vec<Row> {
         ),
         row("list_trust", EveryProject, |_| json!({})),
         row("why", ById, |p| json!({ "id": p.memory })),
+        row("drift", NamesProject, |p| json!({ "project": p.project })),
         row("why", ById, |p| json!({ "id": p.fact, "type": "fact" })),
         row(
             "compress",

@@ -442,3 +442,148 @@ fn why_follows_a_fact_back_to_the_hook_event_and_an_accepted_note_to_its_proposa
         "aletheia: No memory #99.\n"
     );
 }
+
+/// `git` in `dir` with a fixed identity and dates, whatever the machine's configuration.
+fn git(dir: &std::path::Path, args: &[&str], date: &str) {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_DATE", date)
+        .env("GIT_COMMITTER_DATE", date)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_memory_about_a_file_committed_again_is_stale_marked_and_ranked_lower_then_deleted() {
+    let p = Project::new();
+    std::fs::remove_dir_all(p.root.join(".git")).unwrap();
+    std::fs::create_dir_all(p.root.join("src")).unwrap();
+    std::fs::write(p.root.join("src/checkout.rs"), "fn pay() {}\n").unwrap();
+    git(&p.root, &["init", "-q"], "2026-01-01T00:00:00Z");
+    git(&p.root, &["add", "."], "2026-01-01T00:00:00Z");
+    git(&p.root, &["commit", "-qm", "one"], "2026-01-01T00:00:00Z");
+    // Two notes about checkout: one names the file, one does not.
+    let import = [
+        json!({"project": "shop", "kind": "note", "title": "Checkout retries twice",
+               "text": "The retry loop in src/checkout.rs retries payment twice", "created_at": "2026-02-01T00:00:00Z"}),
+        json!({"project": "shop", "kind": "note", "title": "Checkout retries are logged",
+               "text": "Each checkout retry of a payment is logged", "created_at": "2026-02-01T00:00:00Z"}),
+    ]
+    .iter()
+    .map(|r| format!("{r}\n"))
+    .collect::<String>();
+    p.env
+        .cmd()
+        .env("ALETHEIA_CWD", &p.root)
+        .arg("import")
+        .write_stdin(import)
+        .assert()
+        .success();
+    let fresh = p.ok(&["drift"]);
+    assert_eq!(
+        fresh,
+        "0 of 1 memories that name files in shop are stale.\n"
+    );
+    assert!(!p.ok(&["search", "checkout retries"]).contains("stale"));
+
+    std::fs::write(p.root.join("src/checkout.rs"), "fn pay() { retry(3) }\n").unwrap();
+    git(&p.root, &["commit", "-qam", "two"], "2026-02-03T00:00:00Z");
+    let drift = support::ages(&p.ok(&["drift"]));
+    assert!(
+        drift.starts_with("#1 2026-02-01 [note] Checkout retries twice (shop, note by import, AGE) [stale: src/checkout.rs changed 2 days later]\n"),
+        "{drift}"
+    );
+    assert!(
+        drift.ends_with("1 of 1 memories that name files in shop are stale.\n"),
+        "{drift}"
+    );
+    // Search marks it and puts the note that is still true first; neither is hidden.
+    let found = p.ok(&["search", "checkout retries"]);
+    let lines: Vec<&str> = found.lines().collect();
+    assert_eq!(lines.len(), 2, "{found}");
+    assert!(
+        lines[0].contains("Checkout retries are logged") && !lines[0].contains("stale"),
+        "{found}"
+    );
+    assert!(
+        lines[1].ends_with("[stale: src/checkout.rs changed 2 days later]"),
+        "{found}"
+    );
+    // The session-start block marks it too.
+    let block = p.ok(&["context"]);
+    assert!(
+        block.contains("Checkout retries twice (note by import, "),
+        "{block}"
+    );
+    assert!(
+        block.contains("[stale: src/checkout.rs changed 2 days later]"),
+        "{block}"
+    );
+
+    git(
+        &p.root,
+        &["rm", "-q", "src/checkout.rs"],
+        "2026-02-05T00:00:00Z",
+    );
+    git(&p.root, &["commit", "-qm", "three"], "2026-02-05T00:00:00Z");
+    assert!(
+        p.ok(&["drift"])
+            .contains("[stale: src/checkout.rs was deleted]")
+    );
+
+    // In another folder, drift says where to run it.
+    let out = p
+        .env
+        .cmd()
+        .env("ALETHEIA_CWD", p.env.tmp())
+        .args(["drift", "--project", "shop"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "aletheia: drift reads the files of shop: run it in that project's folder (or set ALETHEIA_CWD to it).\n"
+    );
+}
+
+#[test]
+fn outside_git_a_memory_is_stale_when_its_file_was_modified_after_it() {
+    let p = Project::new();
+    std::fs::remove_dir_all(p.root.join(".git")).unwrap();
+    std::fs::write(p.root.join("notes.md"), "old\n").unwrap();
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600); // 2026-01-01
+    std::fs::File::options()
+        .write(true)
+        .open(p.root.join("notes.md"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let record = json!({"project": "shop", "kind": "note", "text": "The plan is in notes.md", "created_at": "2026-02-01T00:00:00Z"});
+    p.env
+        .cmd()
+        .env("ALETHEIA_CWD", &p.root)
+        .arg("import")
+        .write_stdin(format!("{record}\n"))
+        .assert()
+        .success();
+    assert!(p.ok(&["drift"]).starts_with("0 of 1"));
+    let later = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_770_076_800); // 2026-02-03
+    std::fs::File::options()
+        .write(true)
+        .open(p.root.join("notes.md"))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    assert!(
+        p.ok(&["drift"])
+            .contains("[stale: notes.md changed 2 days later]")
+    );
+}

@@ -414,6 +414,7 @@ fn operations_run_on_an_engine_that_is_not_the_hooks_store() {
         paths: Some(&paths),
         semantic: None,
         extraction: None,
+        root: None,
     };
     let save: crate::ops::memories::SaveMemory = serde_json::from_value(serde_json::json!({
         "text": "invoices are sent monthly", "project": "shop"
