@@ -73,6 +73,89 @@ pub struct EventSpec {
     /// Queue the session for compression.
     #[serde(default)]
     pub queue: bool,
+    /// Tell the agent what is remembered about the files this tool call reads or edits.
+    pub recall: Option<RecallSpec>,
+}
+
+/// Which tool calls name files, where their paths are, and how the host takes the answer.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecallSpec {
+    /// The field holding the tool's name; `None` when the event is itself a file read.
+    pub tool: Option<String>,
+    /// The tools that read or edit files; calls of others pass untouched.
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// Fields holding file paths.
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// A field holding a patch (Codex's `apply_patch`), whose `*** Add File:`, `*** Update
+    /// File:` and `*** Delete File:` lines name files.
+    pub patch: Option<String>,
+    pub output: RecallOutput,
+}
+
+/// How a host takes what is recalled about a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecallOutput {
+    /// `{"hookSpecificOutput":{"hookEventName":E,"additionalContext":C}}` (Claude Code, Codex,
+    /// Gemini CLI's AfterTool).
+    HookSpecific,
+    /// `{"agent_message":C}` (Cursor's preToolUse: its one field that reaches the agent).
+    AgentMessage,
+}
+
+/// The longest path taken from a tool call.
+const RECALL_PATH_MAX: usize = 4096;
+
+/// The most files one tool call is recalled for.
+const RECALL_FILES_MAX: usize = 8;
+
+impl RecallSpec {
+    /// The files this call reads or edits, absolute (relative ones joined to `dir`); none for a
+    /// tool that names no files.
+    pub fn paths(&self, payload: &Value, dir: &std::path::Path) -> Vec<String> {
+        if let Some(field) = &self.tool {
+            let Some(tool) = template::lookup(payload, field).and_then(Value::as_str) else {
+                return vec![];
+            };
+            if !self.tools.iter().any(|t| t == tool) {
+                return vec![];
+            }
+        }
+        let mut found = Vec::new();
+        for field in &self.files {
+            template::strings_at(payload, field, &mut found);
+        }
+        if let Some(text) = self
+            .patch
+            .as_deref()
+            .and_then(|f| template::lookup(payload, f))
+            .and_then(Value::as_str)
+        {
+            found.extend(text.lines().filter_map(|l| {
+                ["*** Add File: ", "*** Update File: ", "*** Delete File: "]
+                    .iter()
+                    .find_map(|p| l.strip_prefix(p))
+                    .map(|p| p.trim().to_owned())
+            }));
+        }
+        let mut out: Vec<String> = Vec::new();
+        for p in found {
+            if p.is_empty() || p.len() > RECALL_PATH_MAX || p.contains('\0') {
+                continue;
+            }
+            let abs = dir.join(&p).to_string_lossy().into_owned();
+            if !out.contains(&abs) {
+                out.push(abs);
+            }
+            if out.len() == RECALL_FILES_MAX {
+                break;
+            }
+        }
+        out
+    }
 }
 
 /// The hosts that have an adapter.
@@ -97,6 +180,8 @@ pub struct Capture {
     /// At a session start, the folder the session works in: a store that syncs reads its git
     /// remote then, as the session's first event.
     pub dir: Option<std::path::PathBuf>,
+    /// The files the tool call reads or edits, for an event that recalls what is known of them.
+    pub recall: Vec<String>,
 }
 
 impl Adapter {
@@ -162,8 +247,25 @@ impl Adapter {
             session_id,
             memory,
             context: spec.context,
+            recall: spec
+                .recall
+                .as_ref()
+                .map(|r| r.paths(payload, &dir))
+                .unwrap_or_default(),
             dir: spec.context.then_some(dir),
         }
+    }
+
+    /// The host's output for what is recalled about the files of a tool call.
+    pub fn recall_output(&self, event: &str, text: &str) -> Option<String> {
+        let output = self.events.get(event)?.recall.as_ref()?.output;
+        Some(match output {
+            RecallOutput::HookSpecific => serde_json::json!({
+                "hookSpecificOutput": { "hookEventName": event, "additionalContext": text }
+            })
+            .to_string(),
+            RecallOutput::AgentMessage => serde_json::json!({ "agent_message": text }).to_string(),
+        })
     }
 
     /// The host's output for a context block, or nothing for a host that cannot take one.
@@ -248,7 +350,7 @@ mod tests {
             assert_eq!(a.host, host);
             for (name, e) in &a.events {
                 assert!(
-                    e.kind.is_some() || e.queue || e.context,
+                    e.kind.is_some() || e.queue || e.context || e.recall.is_some(),
                     "{host}.{name} does nothing"
                 );
                 // A block built for a host that cannot take it would be work thrown away.

@@ -188,8 +188,13 @@ pub fn run(host: &str, event: &str) -> i32 {
         FINISHED,
     );
     match (outcome, spooled) {
-        (Ok(Some(block)), _) => {
+        (Ok(Some(Answer::Block(block))), _) => {
             if let Some(out) = adapter.context_output(event, &block) {
+                answer(&out);
+            }
+        }
+        (Ok(Some(Answer::Recall(told))), _) => {
+            if let Some(out) = adapter.recall_output(event, &told) {
                 answer(&out);
             }
         }
@@ -317,6 +322,14 @@ fn start_watchdog(deadline: Instant, w: Watched) {
     });
 }
 
+/// What the hook prints for the host, when it has something to say.
+enum Answer {
+    /// The session-start block.
+    Block(String),
+    /// What is remembered about the files of a tool call.
+    Recall(String),
+}
+
 /// Open the store, drain the spool, write the capture and build the context block if asked.
 fn store_and_recall(
     paths: &Paths,
@@ -325,8 +338,8 @@ fn store_and_recall(
     memory: Option<&Redacted<crate::model::NewMemory>>,
     redactor: &Redactor,
     deadline: Instant,
-) -> Result<Option<String>, StoreError> {
-    if memory.is_none() && !capture.queue && !capture.context {
+) -> Result<Option<Answer>, StoreError> {
+    if memory.is_none() && !capture.queue && !capture.context && capture.recall.is_empty() {
         return Ok(None);
     }
     crate::stall::at("open");
@@ -374,7 +387,24 @@ fn store_and_recall(
             // Only a session start reads the time zone; other events never pay for it.
             &crate::time::Clock::system(),
         )?;
-        return Ok(Some(block));
+        // What the block lists counts as told: a file's memories do not repeat it later. A
+        // store too busy to record it still gets its block to the session.
+        if let Some(session) = &capture.session_id {
+            let listed = super::recall::listed_in(&block);
+            let _ = store.tell(session, &listed, crate::time::now_ms(), true);
+        }
+        return Ok(Some(Answer::Block(block)));
+    }
+    if !capture.recall.is_empty() {
+        crate::stall::at("recall");
+        let told = super::recall::about_files(
+            &mut store,
+            &capture.project,
+            capture.session_id.as_deref(),
+            &capture.recall,
+            crate::time::now_ms(),
+        )?;
+        return Ok(told.map(Answer::Recall));
     }
     Ok(None)
 }

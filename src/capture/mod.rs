@@ -2,6 +2,7 @@
 
 pub mod adapter;
 pub mod hook;
+pub mod recall;
 pub mod template;
 pub mod transcript;
 

@@ -121,9 +121,10 @@ fn edits(file: &'static ConfigFile, host: &str, events: &[String], s: &Setting) 
             if let Some(hooks) = &file.hooks {
                 let handler = |e: &str| {
                     let command = hook_command(&s.hook_exe, host, e);
-                    hooks
-                        .style
-                        .entry(fill(&hooks.handler, &exe, Some(&command)))
+                    hooks.style.entry(
+                        fill(&hooks.handler, &exe, Some(&command)),
+                        hooks.matchers.get(e).map(String::as_str),
+                    )
                 };
                 edits.push(JsonEdit::Hooks {
                     style: hooks.style,

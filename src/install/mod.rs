@@ -205,11 +205,21 @@ pub enum HookStyle {
 }
 
 impl HookStyle {
-    /// The entry that holds one handler.
-    fn entry(self, handler: Value) -> Value {
-        match self {
-            HookStyle::Grouped => serde_json::json!({ "hooks": [handler] }),
-            HookStyle::Flat => handler,
+    /// The entry that holds one handler, limited to the tools `matcher` names when given.
+    fn entry(self, handler: Value, matcher: Option<&str>) -> Value {
+        match (self, matcher) {
+            (HookStyle::Grouped, None) => serde_json::json!({ "hooks": [handler] }),
+            (HookStyle::Grouped, Some(m)) => {
+                serde_json::json!({ "matcher": m, "hooks": [handler] })
+            }
+            (HookStyle::Flat, None) => handler,
+            (HookStyle::Flat, Some(m)) => {
+                let mut h = handler;
+                if let Some(o) = h.as_object_mut() {
+                    o.insert("matcher".into(), m.into());
+                }
+                h
+            }
         }
     }
 }

@@ -106,6 +106,10 @@ pub enum FileFormat {
 pub struct Hooks {
     pub style: super::HookStyle,
     pub handler: Value,
+    /// Per event, the host's matcher (a regex of tool names) that limits which calls run the
+    /// hook: the just-in-time recall runs for file tools alone.
+    #[serde(default)]
+    pub matchers: std::collections::BTreeMap<String, String>,
 }
 
 /// The MCP entry, at `<container>.aletheia`.

@@ -40,6 +40,7 @@ mod sql_numbers;
 pub mod state;
 pub mod sync;
 pub mod term_counts;
+mod told;
 pub mod usage;
 pub mod vectors;
 

@@ -266,6 +266,17 @@ pub const MIGRATIONS: &[&str] = &[
         set_at INTEGER NOT NULL
     );
     "#,
+    // v7: which memories each session was told (see `told`), so that recall as an agent reads
+    // or edits a file never tells a session the same memory twice. Kept 30 days.
+    r#"
+    CREATE TABLE session_told (
+        session_id TEXT    NOT NULL,
+        memory_id  INTEGER NOT NULL,
+        at         INTEGER NOT NULL,
+        PRIMARY KEY (session_id, memory_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX session_told_by_time ON session_told (at);
+    "#,
 ];
 
 /// The schema version this binary writes.

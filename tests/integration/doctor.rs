@@ -146,9 +146,9 @@ fn doctor_reports_each_host_installed_with_its_files_and_its_last_event() {
     assert_eq!(code, Some(0), "{text}");
     assert!(
         text.contains(
-            "host:     claude-code: last event never\n            user: hooks (5 events) in ~/.claude/settings.json, MCP in ~/.claude.json\n"
+            "host:     claude-code: last event never\n            user: hooks (6 events) in ~/.claude/settings.json, MCP in ~/.claude.json\n"
         ) && text.contains(
-            "host:     cursor: last event never\n            project: hooks (9 events) in .cursor/hooks.json, MCP in .cursor/mcp.json\n"
+            "host:     cursor: last event never\n            project: hooks (10 events) in .cursor/hooks.json, MCP in .cursor/mcp.json\n"
         ) && text.contains("host:     not connected: codex, gemini, windsurf, opencode, command-code\n"),
         "{text}"
     );
@@ -256,7 +256,7 @@ fn doctor_names_a_hook_binary_that_moved_and_how_to_reinstall() {
     assert_eq!(code, Some(2), "{text}");
     assert!(
         text.contains(
-            "user: hooks (5 events) in ~/.claude/settings.json (runs /moved/away/aletheia-hook: MISSING), MCP in ~/.claude.json\n"
+            "user: hooks (6 events) in ~/.claude/settings.json (runs /moved/away/aletheia-hook: MISSING), MCP in ~/.claude.json\n"
         ),
         "{text}"
     );

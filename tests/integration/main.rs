@@ -32,6 +32,7 @@ mod hub;
 mod hub_engines;
 mod hub_migrate;
 mod install;
+mod just_in_time;
 mod mcp;
 mod model_fetch;
 mod ops;
