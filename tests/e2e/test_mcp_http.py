@@ -62,8 +62,8 @@ async def exercise(url, mode):
         assert saved.content[0].text.startswith("Saved as #") and saved.content[0].text.endswith(" in shop.")
         found = await c.call_tool("search", {"query": "pnpm"})
         assert not found.is_error
-        # The client's own name from initialize is who saved it.
-        line = f"[decision] Use pnpm, not npm, in the shop repo ({mode}) (shop, http-probe)"
+        # The client's own name from initialize is who saved it, and the line says so with its age.
+        line = f"[decision] Use pnpm, not npm, in the shop repo ({mode}) (shop, note by http-probe, moments ago)"
         assert line in found.content[0].text, found.content[0].text
 
         bad = await c.call_tool("search", {"query": 3})
