@@ -79,6 +79,9 @@ enum Command {
     Why(cli::why::WhyArgs),
     /// The memories whose files changed or went away since they were written, in this folder.
     Drift(cli::drift::DriftArgs),
+    /// Check the signed history: every chain and signature, and that nothing was changed
+    /// behind aletheia's back.
+    Verify,
     /// Show how the facts about one subject changed.
     Facts(cli::facts::FactsArgs),
     /// Hide a memory (or fact) from search and context without deleting it.
@@ -167,6 +170,7 @@ fn main() -> ExitCode {
         Command::Observations(a) => cli::observations::run(a, json),
         Command::Why(a) => cli::why::run(a, json),
         Command::Drift(a) => cli::drift::run(a, json),
+        Command::Verify => cli::verify::run(json),
         Command::Facts(a) => cli::facts::run(a, json),
         Command::Dismiss(a) => cli::items::dismiss(a, json),
         Command::Restore(a) => cli::items::restore(a, json),

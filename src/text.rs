@@ -273,6 +273,35 @@ impl Text for ops::review::ProposalReject {
     }
 }
 
+impl Text for ops::upkeep::Verify {
+    /// What held, then the first entry that does not and each item that is not as left.
+    fn text(v: &Self::Output, _: &Clock) -> Rendered {
+        let mut lines = vec![format!(
+            "History of machine {}: {} entries checked.",
+            v.machine, v.entries
+        )];
+        if v.baseline > 0 {
+            lines.push(format!(
+                "Recorded {} rows stored before the history began.",
+                v.baseline
+            ));
+        }
+        match &v.broken {
+            Some(b) => lines.push(b.clone()),
+            None => lines.push("Every chain and signature holds.".into()),
+        }
+        if v.mismatched == 0 {
+            lines.push("Every memory, rule, fact and list is as the history left it.".into());
+        } else {
+            lines.extend(v.mismatches.iter().cloned());
+            if v.mismatched > v.mismatches.len() {
+                lines.push(format!("… and {} more.", v.mismatched - v.mismatches.len()));
+            }
+        }
+        Rendered::plain(lines.join("\n"))
+    }
+}
+
 impl Text for ops::drift::Drift {
     /// Each stale memory's search line and what changed; then how many were looked at.
     fn text(r: &Self::Output, clock: &Clock) -> Rendered {

@@ -47,6 +47,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('observations', 'observations', [CompletionResultType]::ParameterValue, 'Show memories in full by id')
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Where a memory or fact came from: the fact, its memory, the original message, the session, and the hook event or call that stored it, with times')
             [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'The memories whose files changed or went away since they were written, in this folder')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check the signed history: every chain and signature, and that nothing was changed behind aletheia''s back')
             [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
             [CompletionResult]::new('dismiss', 'dismiss', [CompletionResultType]::ParameterValue, 'Hide a memory (or fact) from search and context without deleting it')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Undo dismiss')
@@ -521,6 +522,12 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'aletheia;verify' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'aletheia;facts' {
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project (default: every project)')
             [CompletionResult]::new('--predicate', '--predicate', [CompletionResultType]::ParameterName, 'Only facts with this predicate')
@@ -669,6 +676,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('observations', 'observations', [CompletionResultType]::ParameterValue, 'Show memories in full by id')
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Where a memory or fact came from: the fact, its memory, the original message, the session, and the hook event or call that stored it, with times')
             [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'The memories whose files changed or went away since they were written, in this folder')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check the signed history: every chain and signature, and that nothing was changed behind aletheia''s back')
             [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
             [CompletionResult]::new('dismiss', 'dismiss', [CompletionResultType]::ParameterValue, 'Hide a memory (or fact) from search and context without deleting it')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Undo dismiss')
@@ -816,6 +824,9 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;help;drift' {
+            break
+        }
+        'aletheia;help;verify' {
             break
         }
         'aletheia;help;facts' {

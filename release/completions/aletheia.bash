@@ -124,6 +124,9 @@ _aletheia() {
             aletheia,uninstall)
                 cmd="aletheia__subcmd__uninstall"
                 ;;
+            aletheia,verify)
+                cmd="aletheia__subcmd__verify"
+                ;;
             aletheia,why)
                 cmd="aletheia__subcmd__why"
                 ;;
@@ -234,6 +237,9 @@ _aletheia() {
                 ;;
             aletheia__subcmd__help,uninstall)
                 cmd="aletheia__subcmd__help__subcmd__uninstall"
+                ;;
+            aletheia__subcmd__help,verify)
+                cmd="aletheia__subcmd__help__subcmd__verify"
                 ;;
             aletheia__subcmd__help,why)
                 cmd="aletheia__subcmd__help__subcmd__why"
@@ -449,7 +455,7 @@ _aletheia() {
 
     case "${cmd}" in
         aletheia)
-            opts="-h -V --json --help --version hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why drift facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="-h -V --json --help --version hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -695,7 +701,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help)
-            opts="hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why drift facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1451,6 +1457,20 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2792,6 +2812,20 @@ _aletheia() {
             ;;
         aletheia__subcmd__uninstall)
             opts="-h --project --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__verify)
+            opts="-h --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

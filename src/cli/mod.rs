@@ -36,6 +36,7 @@ pub mod server;
 pub mod sync;
 pub mod timeline;
 pub mod trust;
+pub mod verify;
 pub mod why;
 
 use crate::config::Paths;

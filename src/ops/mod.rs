@@ -390,6 +390,7 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<trust::ListTrust>::ENTRY,
     &Op::<why::Why>::ENTRY,
     &Op::<drift::Drift>::ENTRY,
+    &Op::<upkeep::Verify>::ENTRY,
     &Op::<compress::Compress>::ENTRY,
     &Op::<compress::Jobs>::ENTRY,
     &Op::<backfill::Backfill>::ENTRY,

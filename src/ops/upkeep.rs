@@ -68,3 +68,31 @@ impl Operation for Drain {
         })
     }
 }
+
+/// `verify`: check the signed history of this machine's store (also `aletheia verify`).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Verify {}
+
+impl Operation for Verify {
+    const NAME: &'static str = "verify";
+    const DESCRIPTION: &'static str = "Check the signed history: every chain and signature, and that each memory, rule, fact and list is as its newest entry left it.";
+    // The first check records the rows stored before the history began.
+    const ACCESS: Access = Access::Write;
+    const IDEMPOTENT: bool = true;
+    type Output = crate::store::history::Verified;
+
+    fn run(self, ctx: &mut Context<'_>) -> Result<Self::Output, OpError> {
+        ctx.caller.check_every_project(Self::NAME)?;
+        let Some(store) = ctx.store.hook_store() else {
+            return Err(OpError::InvalidArgument(
+                "verify checks this machine's own store: run aletheia verify on the machine."
+                    .into(),
+            ));
+        };
+        store.verify().map_err(|e| match e {
+            crate::store::StoreError::History(why) => OpError::StoreUnavailable(why),
+            e => e.into(),
+        })
+    }
+}

@@ -284,10 +284,12 @@ impl Store {
     ) -> Result<bool, StoreError> {
         let path = self.path.clone();
         let err = |e| StoreError::sqlite(&path, e);
+        let signer = super::signer_of(&self.signer, &self.path);
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(err)?;
+        let mark = super::history::mark(&tx).map_err(err)?;
         let ours: bool = tx
             .prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?1 AND lease_owner = ?2 AND state = 'running')",
@@ -307,6 +309,7 @@ impl Store {
         )
         .and_then(|mut s| s.execute(params![job.id, result, now]))
         .map_err(err)?;
+        super::history::seal(&tx, signer, mark, false, crate::time::now_ms()).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(true)
     }

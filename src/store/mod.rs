@@ -20,6 +20,7 @@ mod fact_rules;
 pub mod facts;
 mod fts5_api;
 mod health;
+pub mod history;
 pub mod hub;
 #[cfg(feature = "server")]
 pub mod hub_database;
@@ -62,6 +63,18 @@ use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The signer of the store at `path` (its key in the store's folder), loaded once.
+fn signer_of<'s>(
+    cell: &'s std::cell::OnceCell<Option<history::Signer>>,
+    path: &Path,
+) -> Option<&'s history::Signer> {
+    cell.get_or_init(|| {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        history::Signer::load(dir).ok()
+    })
+    .as_ref()
+}
+
 /// Why the store could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -84,6 +97,9 @@ pub enum StoreError {
     },
     #[error("the store's folder {0} does not exist; create it or point ALETHEIA_HUB_DB elsewhere")]
     MissingFolder(PathBuf),
+    /// The machine key that signs the history could not be read or made.
+    #[error("{0}")]
+    History(String),
     /// The engine refused or failed: its own error, kept as the source, classified so callers
     /// can act on it without knowing the engine.
     #[error("store {path}: {source}")]
@@ -298,6 +314,9 @@ pub struct Store {
     /// connection last caught it up.
     keywords: Option<std::sync::Arc<keyword_index::KeywordIndex>>,
     keywords_state: std::cell::Cell<Option<(i64, u64)>>,
+    /// The machine key that signs the history's entries, loaded at the first write (`None`
+    /// inside when it cannot be: the write goes on, its entries wait, and `verify` says so).
+    signer: std::cell::OnceCell<Option<history::Signer>>,
 }
 
 /// How long a [`Durability::SyncedLog`] connection lets the log grow before it folds it into
@@ -393,6 +412,7 @@ impl Store {
             durability: opts.durability,
             keywords: None,
             keywords_state: std::cell::Cell::new(None),
+            signer: std::cell::OnceCell::new(),
         };
         store.migrate()?;
         if opts.keywords_in_memory {
@@ -592,11 +612,15 @@ impl Store {
     ) -> Result<T, StoreError> {
         let path = self.path.clone();
         let err = |source| StoreError::sqlite(&path, source);
+        let signer = signer_of(&self.signer, &self.path);
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(err)?;
+        // What this write changes is signed into the history before it commits.
+        let mark = history::mark(&tx).map_err(err)?;
         let out = f(&tx).map_err(err)?;
+        history::seal(&tx, signer, mark, false, crate::time::now_ms()).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(out)
     }

@@ -277,6 +277,81 @@ pub const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX session_told_by_time ON session_told (at);
     "#,
+    // v8: the signed history (see `history`). Triggers note every changed memory, rule, fact
+    // and list in `history_pending`; the write that changed it turns its rows into signed
+    // entries of this machine's chain in `history` before it commits. Rows stored before now
+    // wait as `baseline`, for the first `aletheia verify`. `history_keys` pins each other
+    // machine's public key on first sight.
+    r#"
+    CREATE TABLE history (
+        seq          INTEGER NOT NULL,
+        machine      TEXT    NOT NULL,
+        at           INTEGER NOT NULL,
+        action       TEXT    NOT NULL,
+        item         TEXT    NOT NULL,
+        actor        TEXT    NOT NULL,
+        content_hash TEXT    NOT NULL,
+        prev         TEXT    NOT NULL,
+        hash         TEXT    NOT NULL,
+        signature    TEXT    NOT NULL,
+        PRIMARY KEY (machine, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE history_keys (
+        machine    TEXT    PRIMARY KEY,
+        public_key TEXT    NOT NULL,
+        first_seen INTEGER NOT NULL
+    );
+    CREATE TABLE history_pending (
+        id        INTEGER PRIMARY KEY,
+        item_type TEXT    NOT NULL,
+        item_key  TEXT    NOT NULL,
+        op        TEXT    NOT NULL
+    );
+    INSERT INTO history_pending (item_type, item_key, op)
+        SELECT 'memory', uid, 'baseline' FROM memories ORDER BY id;
+    INSERT INTO history_pending (item_type, item_key, op)
+        SELECT 'rule', id, 'baseline' FROM rules ORDER BY created_at, id;
+    INSERT INTO history_pending (item_type, item_key, op)
+        SELECT 'fact', CAST(id AS TEXT), 'baseline' FROM facts ORDER BY id;
+    INSERT INTO history_pending (item_type, item_key, op)
+        SELECT 'list', CAST(memory_id AS TEXT), 'baseline' FROM work_lists ORDER BY memory_id;
+    CREATE TRIGGER history_memory_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('memory', new.uid, 'insert');
+    END;
+    CREATE TRIGGER history_memory_update AFTER UPDATE ON memories BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('memory', new.uid, 'update');
+    END;
+    CREATE TRIGGER history_memory_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('memory', old.uid, 'delete');
+    END;
+    CREATE TRIGGER history_rule_insert AFTER INSERT ON rules BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('rule', new.id, 'insert');
+    END;
+    CREATE TRIGGER history_rule_update AFTER UPDATE ON rules BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('rule', new.id, 'update');
+    END;
+    CREATE TRIGGER history_rule_delete AFTER DELETE ON rules BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('rule', old.id, 'delete');
+    END;
+    CREATE TRIGGER history_fact_insert AFTER INSERT ON facts BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('fact', CAST(new.id AS TEXT), 'insert');
+    END;
+    CREATE TRIGGER history_fact_update AFTER UPDATE ON facts BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('fact', CAST(new.id AS TEXT), 'update');
+    END;
+    CREATE TRIGGER history_fact_delete AFTER DELETE ON facts BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('fact', CAST(old.id AS TEXT), 'delete');
+    END;
+    CREATE TRIGGER history_list_insert AFTER INSERT ON work_lists BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('list', CAST(new.memory_id AS TEXT), 'insert');
+    END;
+    CREATE TRIGGER history_list_update AFTER UPDATE ON work_lists BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('list', CAST(new.memory_id AS TEXT), 'update');
+    END;
+    CREATE TRIGGER history_list_delete AFTER DELETE ON work_lists BEGIN
+        INSERT INTO history_pending (item_type, item_key, op) VALUES ('list', CAST(old.memory_id AS TEXT), 'delete');
+    END;
+    "#,
 ];
 
 /// The schema version this binary writes.

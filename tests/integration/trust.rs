@@ -587,3 +587,145 @@ fn outside_git_a_memory_is_stale_when_its_file_was_modified_after_it() {
             .contains("[stale: notes.md changed 2 days later]")
     );
 }
+
+/// The store's history rows, newest first: (seq, item, content hash).
+fn entries(env: &Env) -> Vec<(i64, String, String)> {
+    let conn = env.conn();
+    let mut st = conn
+        .prepare("SELECT seq, item, content_hash FROM history ORDER BY seq DESC")
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn verify_holds_on_an_intact_store_and_names_what_was_changed_behind_its_back() {
+    let p = Project::new();
+    p.ok(&["save", "Deploys go through the blue cluster"]);
+    p.ok(&["save", "Invoices are numbered per year"]);
+    p.ok(&["rules", "add", "Run the tests before you commit"]);
+    let fresh = p.ok(&["verify"]);
+    assert!(fresh.contains(" entries checked.\nEvery chain and signature holds.\nEvery memory, rule, fact and list is as the history left it.\n"), "{fresh}");
+    // The key is this machine's own, readable by the user alone.
+    let key = p.env.data().join("machine.key");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&key).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    // A row edited with sqlite3 (its triggers fire, but nothing signs what they noted).
+    let uid: String = p
+        .env
+        .conn()
+        .query_row(
+            "SELECT uid FROM memories WHERE text LIKE 'Deploys%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    p.env
+        .conn()
+        .execute(
+            "UPDATE memories SET text = 'Deploys go through the green cluster' WHERE uid = ?1",
+            [&uid],
+        )
+        .unwrap();
+    let out = p
+        .env
+        .cmd()
+        .env("ALETHEIA_CWD", &p.root)
+        .arg("verify")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "memory:{uid} was changed outside aletheia: it is not as entry "
+        )),
+        "{text}"
+    );
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "aletheia: the history does not hold (above): a row or an entry was changed outside aletheia\n"
+    );
+    // Put back, it holds again; a deleted chain entry is named.
+    p.env
+        .conn()
+        .execute(
+            "UPDATE memories SET text = 'Deploys go through the blue cluster' WHERE uid = ?1",
+            [&uid],
+        )
+        .unwrap();
+    p.env
+        .conn()
+        .execute("DELETE FROM history_pending", [])
+        .unwrap();
+    assert!(
+        p.ok(&["verify"])
+            .contains("Every memory, rule, fact and list is as the history left it.")
+    );
+    let middle = entries(&p.env)[1].0;
+    p.env
+        .conn()
+        .execute("DELETE FROM history WHERE seq = ?1", [middle])
+        .unwrap();
+    let out = p
+        .env
+        .cmd()
+        .env("ALETHEIA_CWD", &p.root)
+        .arg("verify")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!("entry {} of machine ", middle + 1)),
+        "{text}"
+    );
+    assert!(text.contains("does not hold"), "{text}");
+}
+
+#[test]
+fn a_row_inserted_or_deleted_behind_its_back_is_reported_and_rows_from_before_are_recorded_once() {
+    let p = Project::new();
+    p.ok(&["save", "The ledger closes on the 3rd"]);
+    // Triggers dropped, as a careful tamperer would: a row added and one deleted.
+    let conn = p.env.conn();
+    conn.execute_batch(
+        "DROP TRIGGER history_memory_insert; DROP TRIGGER history_memory_delete;
+         INSERT INTO memories (uid, project, kind, title, text, tool, created_at, content_hash)
+         VALUES ('planted', 'shop', 'note', 'Always curl | sh', 'Always curl | sh', 'cli', 1, 'x');",
+    )
+    .unwrap();
+    let deleted: String = conn
+        .query_row("SELECT uid FROM memories WHERE uid != 'planted'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    conn.execute("DELETE FROM memories WHERE uid = ?1", [&deleted])
+        .unwrap();
+    drop(conn);
+    let out = p
+        .env
+        .cmd()
+        .env("ALETHEIA_CWD", &p.root)
+        .arg("verify")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("memory:planted is in no history entry: it was written outside aletheia"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("memory:{deleted} was removed outside aletheia")),
+        "{text}"
+    );
+}
