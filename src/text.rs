@@ -277,8 +277,10 @@ impl Text for ops::upkeep::Verify {
     /// What held, then the first entry that does not and each item that is not as left.
     fn text(v: &Self::Output, _: &Clock) -> Rendered {
         let mut lines = vec![format!(
-            "History of machine {}: {} entries checked.",
-            v.machine, v.entries
+            "History of machine {}: {} {} checked.",
+            v.machine,
+            v.entries,
+            if v.entries == 1 { "entry" } else { "entries" }
         )];
         if v.baseline > 0 {
             lines.push(format!(

@@ -155,6 +155,6 @@ pub fn stored_by(m: &Memory) -> String {
         Kind::Observation => format!("the {host} hook, after a tool call"),
         Kind::Event => format!("the {host} hook, on a session event"),
         Kind::Summary => format!("the {host} hook, at the session's end"),
-        Kind::Note => format!("a call by {host} (a note saved, a list written, or an import)"),
+        Kind::Note => format!("{host} (a note saved, a list written or an import)"),
     }
 }

@@ -423,7 +423,10 @@ fn why_follows_a_fact_back_to_the_hook_event_and_an_accepted_note_to_its_proposa
     p.ok(&["review", "accept", "p1"]);
     let chain = p.ok(&["why", "3"]);
     assert!(chain.contains("  stored "), "{chain}");
-    assert!(chain.contains("by a call by agent"), "{chain}");
+    assert!(
+        chain.contains("by agent (a note saved, a list written or an import)"),
+        "{chain}"
+    );
     assert!(
         chain.contains("  proposed by agent as p1 on ")
             && chain.contains(
