@@ -288,6 +288,12 @@ impl Text for ops::upkeep::Verify {
                 v.baseline
             ));
         }
+        if v.unsigned > 0 {
+            lines.push(format!(
+                "{} changes were never signed: made while the machine key could not be read, or outside aletheia.",
+                v.unsigned
+            ));
+        }
         match &v.broken {
             Some(b) => lines.push(b.clone()),
             None => lines.push("Every chain and signature holds.".into()),

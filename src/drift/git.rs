@@ -13,9 +13,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// A hook has a few hundred milliseconds; a repository that takes longer than this to list its
-/// recent commits is better checked by modification time.
-const TIMEOUT: Duration = Duration::from_secs(2);
+/// A session-start hook has a deadline of a second for everything it does; a repository that
+/// takes longer than this to list its recent commits is better checked by modification time.
+const TIMEOUT: Duration = Duration::from_millis(400);
 
 /// The most output read from one command.
 const MAX_OUTPUT: usize = 8 << 20;

@@ -100,9 +100,21 @@ impl Proposable for SaveMemory {
     fn pending(&self, ctx: &mut Context<'_>) -> Result<Pending, OpError> {
         let m = self.memory(ctx)?;
         let m = m.get();
+        // The text, not only the title the client chose: what the owner accepts is what it reads.
+        let title = m.title.replace('\n', " ");
+        let flat = m.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = if flat == title {
+            String::new()
+        } else {
+            format!(": {}", crate::model::cut_chars(&flat, 300))
+        };
         Ok(Pending {
             project: m.project.clone(),
-            summary: format!("memory [{}] {}", m.mtype, m.title.replace('\n', " ")),
+            summary: format!(
+                "memory [{}]{} {title}{text}",
+                m.mtype,
+                if m.pinned { " pinned" } else { "" },
+            ),
             reference: None,
             same_as: None,
         })

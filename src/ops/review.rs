@@ -116,9 +116,12 @@ impl Operation for ProposalAccept {
     fn run(self, ctx: &mut Context<'_>) -> Result<Decided, OpError> {
         check_owner(&ctx.caller, "accept a proposal")?;
         let p = waiting(ctx, self.id)?;
-        let Some(op) = super::find(&p.op) else {
+        // Only a write MCP offers can have been proposed; anything else in the row was not
+        // written by the gate.
+        let proposable = crate::mcp::tools::find(&p.op).is_some_and(|t| t.access() != Access::Read);
+        let Some(op) = super::find(&p.op).filter(|_| proposable) else {
             return Err(OpError::Conflict(format!(
-                "Proposal p{} asks for {}, which this version does not have: reject it.",
+                "Proposal p{} asks for {}, which a client cannot propose: reject it.",
                 p.id, p.op
             )));
         };

@@ -281,8 +281,9 @@ impl Operation for SetTrust {
                 "client must be one line without control characters.".into(),
             ));
         }
-        // Stored as a client's name is stored with what it saves, so the two always match.
-        let client = ctx.redactor.redact(&client);
+        // Kept as a client's own name is kept (redacted, on one line, cut), so the two match.
+        let client = crate::mcp::protocol::client_name(&client)
+            .ok_or_else(|| OpError::InvalidArgument("client is required.".into()))?;
         let changed =
             ctx.store
                 .set_client_trust(&client, self.level.map(Level::as_str), ctx.clock.now())?;

@@ -9,8 +9,9 @@
 //! each, with the item's content hash as it now is. A change made behind the tool's back (with
 //! `sqlite3`) leaves a pending row nobody seals, or no row at all when the triggers were
 //! dropped: either way the item no longer matches its newest entry, which is what `verify`
-//! reports. Rows stored before the history began wait as `baseline` rows, sealed by the first
-//! `verify` while this machine's chain is still empty, and never after.
+//! reports. Rows stored before the history began wait as `baseline` rows (those the migration
+//! queued, up to `history_baseline.last`), which `verify` seals for items the chain has no entry
+//! for yet: a baseline row added later, or one for an item already recorded, is never signed.
 
 use super::{Store, StoreError};
 use crate::history::{self, Change, Entry, MachineKey, REMOVED};
@@ -181,12 +182,18 @@ pub(super) fn seal(
     let Some(signer) = signer else {
         return Ok(0);
     };
+    // A write seals what its statements queued; `verify` seals the rows the migration queued
+    // for items the chain does not know yet.
     let pending: Vec<(i64, String, String, String)> = {
         let mut st = tx.prepare_cached(
-            "SELECT id, item_type, item_key, op FROM history_pending
-             WHERE id > ?1 AND (op = 'baseline') = ?2 ORDER BY id",
+            "SELECT p.id, p.item_type, p.item_key, p.op FROM history_pending p
+             WHERE p.id > ?1 AND (p.op = 'baseline') = ?2
+               AND (NOT ?2 OR (p.id <= (SELECT last FROM history_baseline)
+                    AND NOT EXISTS (SELECT 1 FROM history h
+                                    WHERE h.machine = ?3 AND h.item = p.item_type || ':' || p.item_key)))
+             ORDER BY p.id",
         )?;
-        st.query_map(params![after, baseline], |r| {
+        st.query_map(params![after, baseline, signer.machine], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
         })?
         .collect::<Result<_, _>>()?
@@ -232,6 +239,9 @@ pub struct Verified {
     pub entries: usize,
     /// Rows stored before the history began, recorded by this check.
     pub baseline: usize,
+    /// Changes no write signed: made while the machine key could not be read, or outside
+    /// aletheia.
+    pub unsigned: usize,
     /// The first entry that does not hold, and what it covers, in one line.
     pub broken: Option<String>,
     /// Items not as their newest entry left them (changed, removed, or never recorded), one
@@ -245,9 +255,8 @@ pub struct Verified {
 pub const MISMATCHES_SHOWN: usize = 50;
 
 impl Store {
-    /// Check the history: record the rows stored before it began (only while this machine's
-    /// chain is empty), verify every chain and signature, and compare each item with its newest
-    /// entry.
+    /// Check the history: record the rows stored before it began (see the module doc), verify
+    /// every chain and signature, and compare each item with its newest entry.
     pub fn verify(&mut self) -> Result<Verified, StoreError> {
         let dir = self
             .path
@@ -261,11 +270,18 @@ impl Store {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(err)?;
-        let baseline = if newest(&tx, &signer.machine).map_err(err)?.is_none() {
-            seal(&tx, Some(&signer), 0, true, crate::time::now_ms()).map_err(err)?
-        } else {
-            0
-        };
+        let baseline = seal(&tx, Some(&signer), 0, true, crate::time::now_ms()).map_err(err)?;
+        // Changes no write signed: made while the key could not be read, or outside aletheia
+        // with its triggers in place. Each also shows below as an item not as left.
+        let unsigned: usize = tx
+            .query_row(
+                "SELECT count(*) FROM history_pending WHERE op <> 'baseline'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(err)?
+            .try_into()
+            .unwrap_or(0);
         let entries: Vec<Entry> = {
             let mut st = tx
                 .prepare(&format!(
@@ -323,6 +339,7 @@ impl Store {
             machine: signer.machine,
             entries: entries.len(),
             baseline,
+            unsigned,
             broken,
             mismatches,
             mismatched,
@@ -353,25 +370,34 @@ mod tests {
     }
 
     #[test]
-    fn rows_from_before_the_history_are_recorded_by_the_first_check_alone() {
+    fn rows_from_before_the_history_are_recorded_once_even_after_writes_began_the_chain() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
         s.insert(&note("old one")).unwrap();
-        // As a store migrated with rows already in it: no entry yet, the row waits as baseline.
+        // As a store migrated with a row already in it: no entry yet, the row queued as
+        // baseline by the migration.
         s.conn
             .execute_batch(
-                "DELETE FROM history; UPDATE history_pending SET op = 'baseline';
+                "DELETE FROM history; DELETE FROM history_pending;
                  INSERT INTO history_pending (item_type, item_key, op)
-                 SELECT 'memory', uid, 'baseline' FROM memories WHERE NOT EXISTS (SELECT 1 FROM history_pending);",
+                 SELECT 'memory', uid, 'baseline' FROM memories;
+                 UPDATE history_baseline SET last = (SELECT max(id) FROM history_pending);",
             )
             .unwrap();
+        // A hook writes before anyone verifies: the chain begins with its own entry.
+        s.insert(&note("new one")).unwrap();
         let first = s.verify().unwrap();
         assert_eq!(
-            (first.baseline, first.mismatched, first.broken.clone()),
-            (1, 0, None)
+            (
+                first.baseline,
+                first.mismatched,
+                first.unsigned,
+                first.broken.clone()
+            ),
+            (1, 0, 0, None)
         );
         let again = s.verify().unwrap();
-        assert_eq!((again.baseline, again.entries), (0, 1));
+        assert_eq!((again.baseline, again.entries), (0, 2));
         // Once the chain has begun, a "baseline" row someone adds is never signed: the change
         // it hides is reported.
         s.conn
@@ -379,10 +405,13 @@ mod tests {
                 "UPDATE memories SET text = 'changed' WHERE text = 'old one';
                  DELETE FROM history_pending;
                  INSERT INTO history_pending (item_type, item_key, op)
-                 SELECT 'memory', uid, 'baseline' FROM memories;",
+                 SELECT 'memory', uid, 'baseline' FROM memories;
+                 UPDATE history_baseline SET last = (SELECT max(id) FROM history_pending);",
             )
             .unwrap();
         let forged = s.verify().unwrap();
+        // Even counted as the migration's own, a baseline row for an item already recorded is
+        // not signed.
         assert_eq!((forged.baseline, forged.mismatched), (0, 1));
         assert!(
             forged.mismatches[0].contains("was changed outside aletheia"),

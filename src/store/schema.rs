@@ -280,8 +280,8 @@ pub const MIGRATIONS: &[&str] = &[
     // v8: the signed history (see `history`). Triggers note every changed memory, rule, fact
     // and list in `history_pending`; the write that changed it turns its rows into signed
     // entries of this machine's chain in `history` before it commits. Rows stored before now
-    // wait as `baseline`, for the first `aletheia verify`. `history_keys` pins each other
-    // machine's public key on first sight.
+    // wait as `baseline` (up to `history_baseline.last`), for `aletheia verify`.
+    // `history_keys` will pin other machines' public keys on first sight.
     r#"
     CREATE TABLE history (
         seq          INTEGER NOT NULL,
@@ -315,6 +315,8 @@ pub const MIGRATIONS: &[&str] = &[
         SELECT 'fact', CAST(id AS TEXT), 'baseline' FROM facts ORDER BY id;
     INSERT INTO history_pending (item_type, item_key, op)
         SELECT 'list', CAST(memory_id AS TEXT), 'baseline' FROM work_lists ORDER BY memory_id;
+    -- The last row the migration queued: only these are ever sealed as baseline.
+    CREATE TABLE history_baseline AS SELECT ifnull(max(id), 0) AS last FROM history_pending;
     CREATE TRIGGER history_memory_insert AFTER INSERT ON memories BEGIN
         INSERT INTO history_pending (item_type, item_key, op) VALUES ('memory', new.uid, 'insert');
     END;
@@ -346,6 +348,8 @@ pub const MIGRATIONS: &[&str] = &[
         INSERT INTO history_pending (item_type, item_key, op) VALUES ('list', CAST(new.memory_id AS TEXT), 'insert');
     END;
     CREATE TRIGGER history_list_update AFTER UPDATE ON work_lists BEGIN
+        INSERT INTO history_pending (item_type, item_key, op)
+            SELECT 'list', CAST(old.memory_id AS TEXT), 'delete' WHERE old.memory_id <> new.memory_id;
         INSERT INTO history_pending (item_type, item_key, op) VALUES ('list', CAST(new.memory_id AS TEXT), 'update');
     END;
     CREATE TRIGGER history_list_delete AFTER DELETE ON work_lists BEGIN

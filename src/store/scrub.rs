@@ -61,6 +61,20 @@ const TABLES: &[(&str, &str, Columns)] = &[
         "id",
         &[("reason", Shape::Text), ("actor", Shape::Text)],
     ),
+    (
+        "proposals",
+        "id",
+        &[
+            ("args", Shape::Json),
+            ("client", Shape::Text),
+            ("summary", Shape::Text),
+            ("reference", Shape::Text),
+            ("why", Shape::Text),
+            ("decided_by", Shape::Text),
+            ("outcome", Shape::Json),
+        ],
+    ),
+    ("client_trust", "rowid", &[("client", Shape::Text)]),
 ];
 
 fn redact(r: &Redactor, shape: Shape, text: &str) -> String {

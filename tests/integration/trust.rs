@@ -732,3 +732,36 @@ fn a_row_inserted_or_deleted_behind_its_back_is_reported_and_rows_from_before_ar
         "{text}"
     );
 }
+
+#[test]
+fn only_a_write_mcp_offers_is_accepted_and_a_level_is_kept_as_a_client_names_itself() {
+    let p = Project::new();
+    assert_eq!(p.ok(&["review", "list"]), "Nothing waits for review.\n");
+    // A row no gate wrote (planted with sqlite3) asking for store-wide upkeep.
+    p.env
+        .conn()
+        .execute(
+            "INSERT INTO proposals (op, args, client, project, summary, why, request_hash, created_at)
+             VALUES ('scrub', '{}', 'agent', 'shop', 'scrub everything', 'planted', 'h', 1)",
+            [],
+        )
+        .unwrap();
+    let out = p
+        .env
+        .cmd()
+        .env("ALETHEIA_CWD", &p.root)
+        .args(["review", "accept", "p1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "aletheia: Proposal p1 asks for scrub, which a client cannot propose: reject it.\n"
+    );
+    // A name with runs of spaces is kept as the client's own name is: on one line, one space.
+    assert_eq!(
+        p.ok(&["trust", "my   agent", "read"]),
+        "my agent is at read: every write it tries is refused.\n"
+    );
+    assert!(p.ok(&["trust"]).starts_with("my agent  read  (set "));
+}
