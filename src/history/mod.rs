@@ -8,8 +8,9 @@
 //! machine's ed25519 key signs that hash. Editing, removing or reordering an entry breaks the
 //! chain there ([`verify_chain`] names the entry and what no longer holds); editing a row
 //! without the tool leaves its content hash different from the one its newest entry recorded
-//! ([`mismatches`]). Sync carries the entries to a hub and to other machines, which check them
-//! with the writer's public key, pinned the first time it is seen ([`pin`]).
+//! ([`mismatches`]). Entries are meant to travel with sync to a hub and to other machines, which
+//! check them with the writer's public key, pinned the first time it is seen ([`pin`]); sync
+//! does not carry them yet.
 //!
 //! What the chain cannot show by itself: a chain whose newest entries were cut off looks like a
 //! shorter chain. The content check catches the cut when those entries were the last word about
@@ -17,8 +18,9 @@
 //! a signature say the change was right, only that this machine's aletheia wrote it: whoever
 //! holds the key file can write a whole new history.
 //!
-//! The hook appends one entry per event inside a budget of a few milliseconds, so appending is
-//! one SHA-256 and one signature, and loading the key is reading one small file. Nothing here
+//! The hook appends one entry per row its event changed inside a budget of a few milliseconds,
+//! so appending is one SHA-256 and one signature, and loading the key is reading one small
+//! file. The store's side is [`crate::store::history`]. Nothing here
 //! touches the store: it keeps an [`Entry`] as plain columns (the numbers and texts as they
 //! are, the hashes and the signature as [`to_hex`] text) and hands them back to be verified.
 
@@ -48,17 +50,18 @@ pub const REMOVED: [u8; 32] = [0; 32];
 /// One write, as the store describes it to the history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Change<'a> {
-    /// What was done, as `<item type>.<verb>`: `memory.save`, `memory.edit`, `memory.dismiss`,
-    /// `memory.restore`, `rule.add`, `rule.enable`, `list.write`, `fact.add`,
-    /// `review.accept`. Text rather than a closed set: the vocabulary grows with the store's
-    /// writes, and an entry from a machine running a newer version still verifies here.
+    /// What was done, as `<item type>.<verb>`: the store writes `memory.insert`,
+    /// `memory.update`, `memory.delete`, `rule.…`, `fact.…`, `list.…` and `….baseline` for rows
+    /// from before the history. Text rather than a closed set: the vocabulary may grow, and an
+    /// entry from a machine running a newer version still verifies here.
     pub action: &'a str,
     /// Which item, as `<type>:<id>`: `memory:42`, or better the item's stable uid, the same on
     /// every machine it syncs to.
     pub item: &'a str,
     /// [`content_hash`] of the item's canonical content after the change, or [`REMOVED`].
     pub content_hash: [u8; 32],
-    /// Who asked: the host's or client's name.
+    /// Who asked. The store leaves it empty: entries are never rewritten, so they hold no text a
+    /// host or client chose (a scrub could not reach it); the row itself names its host.
     pub actor: &'a str,
     /// When, in milliseconds since the Unix epoch.
     pub at_ms: i64,
