@@ -387,6 +387,26 @@ fn refuse_past_cap(
     })
 }
 
+/// Event files this process has begun under their hidden names and not yet renamed (see
+/// [`abandon_unfinished`]).
+static UNFINISHED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    UNFINISHED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Remove the event files this process began and did not finish. A hook's watchdog calls it
+/// once it has spooled its own copy of the event, just before it ends the process: the run's
+/// own write, cut short there, would otherwise leave a hidden file for a later drain to adopt
+/// (a second copy of an event already spooled).
+pub fn abandon_unfinished() {
+    for part in unfinished().drain(..) {
+        let _ = std::fs::remove_file(part);
+    }
+}
+
 /// Put `buf` in a file of its own beside the spool at `spool`: written and synced under a hidden
 /// name, then renamed to `event-<id>.jsonl`, so a drain sees all of it or none.
 fn write_alone(paths: &Paths, spool: &Path, buf: &[u8], cap: u64) -> Result<PathBuf, SpoolError> {
@@ -398,6 +418,7 @@ fn write_alone(paths: &Paths, spool: &Path, buf: &[u8], cap: u64) -> Result<Path
         source,
     };
     refuse_past_cap(paths, &done, buf.len() as u64, cap, Instant::now())?;
+    unfinished().push(part.clone());
     crate::stall::at("spool-alone");
     let written = OpenOptions::new()
         .write(true)
@@ -405,6 +426,7 @@ fn write_alone(paths: &Paths, spool: &Path, buf: &[u8], cap: u64) -> Result<Path
         .open(&part)
         .and_then(|mut f| f.write_all(buf).and_then(|_| f.sync_data()))
         .and_then(|_| std::fs::rename(&part, &done));
+    unfinished().retain(|p| *p != part);
     if let Err(e) = written {
         let _ = std::fs::remove_file(&part);
         return Err(err(e));

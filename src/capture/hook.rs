@@ -302,7 +302,12 @@ fn start_watchdog(deadline: Instant, w: Watched) {
                 Err(SPOOLING) if waiting_since.elapsed() < SPOOL_WAIT => {
                     std::thread::sleep(Duration::from_millis(1))
                 }
-                Err(SPOOLING) => break w.spool(),
+                Err(SPOOLING) => {
+                    let spooled = w.spool();
+                    // The run's own write, cut short by this exit, would leave a hidden file.
+                    spool::abandon_unfinished();
+                    break spooled;
+                }
                 Err(SPOOLED)
                     if w.state
                         .compare_exchange(SPOOLED, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst)
