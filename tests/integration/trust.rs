@@ -27,15 +27,21 @@ impl Project {
         p
     }
 
+    /// `aletheia` run in the project.
+    fn cmd(&self) -> assert_cmd::Command {
+        let mut c = self.env.cmd();
+        c.env("ALETHEIA_CWD", &self.root);
+        c
+    }
+
+    /// `aletheia <args>` in the project, whatever it answers.
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        self.cmd().args(args).output().unwrap()
+    }
+
     /// `aletheia <args>` in the project, which must succeed: its stdout.
     fn ok(&self, args: &[&str]) -> String {
-        let out = self
-            .env
-            .cmd()
-            .env("ALETHEIA_CWD", &self.root)
-            .args(args)
-            .output()
-            .unwrap();
+        let out = self.run(args);
         assert!(
             out.status.success(),
             "{args:?}: {}",
@@ -215,13 +221,7 @@ fn at_propose_a_clients_memory_waits_and_a_rejected_one_never_shows() {
     assert_eq!(hit["tool"], "agent", "{hit}");
     assert_eq!(p.ok(&["list", "read", "todo"]), "[\"ship\"]\n");
     // A decided proposal is not decided again.
-    let out = p
-        .env
-        .cmd()
-        .env("ALETHEIA_CWD", &p.root)
-        .args(["review", "accept", "p2"])
-        .output()
-        .unwrap();
+    let out = p.run(&["review", "accept", "p2"]);
     assert!(!out.status.success());
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
@@ -365,9 +365,7 @@ fn why_follows_a_fact_back_to_the_hook_event_and_an_accepted_note_to_its_proposa
                    "prompt": "Also the staging deploy needs the VPN"}),
         ),
     ] {
-        p.env
-            .cmd()
-            .env("ALETHEIA_CWD", &p.root)
+        p.cmd()
             .args(["hook", "claude-code", event])
             .write_stdin(payload.to_string())
             .assert()
@@ -484,13 +482,7 @@ fn a_memory_about_a_file_committed_again_is_stale_marked_and_ranked_lower_then_d
     .iter()
     .map(|r| format!("{r}\n"))
     .collect::<String>();
-    p.env
-        .cmd()
-        .env("ALETHEIA_CWD", &p.root)
-        .arg("import")
-        .write_stdin(import)
-        .assert()
-        .success();
+    p.cmd().arg("import").write_stdin(import).assert().success();
     let fresh = p.ok(&["drift"]);
     assert_eq!(
         fresh,
@@ -570,9 +562,7 @@ fn outside_git_a_memory_is_stale_when_its_file_was_modified_after_it() {
         .set_modified(old)
         .unwrap();
     let record = json!({"project": "shop", "kind": "note", "text": "The plan is in notes.md", "created_at": "2026-02-01T00:00:00Z"});
-    p.env
-        .cmd()
-        .env("ALETHEIA_CWD", &p.root)
+    p.cmd()
         .arg("import")
         .write_stdin(format!("{record}\n"))
         .assert()
@@ -638,13 +628,7 @@ fn verify_holds_on_an_intact_store_and_names_what_was_changed_behind_its_back() 
             [&uid],
         )
         .unwrap();
-    let out = p
-        .env
-        .cmd()
-        .env("ALETHEIA_CWD", &p.root)
-        .arg("verify")
-        .output()
-        .unwrap();
+    let out = p.run(&["verify"]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -678,13 +662,7 @@ fn verify_holds_on_an_intact_store_and_names_what_was_changed_behind_its_back() 
         .conn()
         .execute("DELETE FROM history WHERE seq = ?1", [middle])
         .unwrap();
-    let out = p
-        .env
-        .cmd()
-        .env("ALETHEIA_CWD", &p.root)
-        .arg("verify")
-        .output()
-        .unwrap();
+    let out = p.run(&["verify"]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -714,13 +692,7 @@ fn a_row_inserted_or_deleted_behind_its_back_is_reported_and_rows_from_before_ar
     conn.execute("DELETE FROM memories WHERE uid = ?1", [&deleted])
         .unwrap();
     drop(conn);
-    let out = p
-        .env
-        .cmd()
-        .env("ALETHEIA_CWD", &p.root)
-        .arg("verify")
-        .output()
-        .unwrap();
+    let out = p.run(&["verify"]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -746,13 +718,7 @@ fn only_a_write_mcp_offers_is_accepted_and_a_level_is_kept_as_a_client_names_its
             [],
         )
         .unwrap();
-    let out = p
-        .env
-        .cmd()
-        .env("ALETHEIA_CWD", &p.root)
-        .args(["review", "accept", "p1"])
-        .output()
-        .unwrap();
+    let out = p.run(&["review", "accept", "p1"]);
     assert!(!out.status.success());
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
