@@ -100,6 +100,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'List the audited tool calls, oldest first')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Copy a SQLite hub into a PostgreSQL database (resumable; counts checked at the end)')
+            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List the machine keys the hub pinned for the machines'' signed histories, or forget one machine''s pin so that its next sync pins the key it comes with')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -122,9 +123,19 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'aletheia;hub;keys' {
+            [CompletionResult]::new('--hub-db', '--hub-db', [CompletionResultType]::ParameterName, 'The hub''s SQLite store, a file (made on first use)')
+            [CompletionResult]::new('--database', '--database', [CompletionResultType]::ParameterName, 'The hub''s PostgreSQL database, as postgres://user@host:5432/dbname (add ?sslmode=require for TLS); also ALETHEIA_HUB_DATABASE. Its schema is made on first use')
+            [CompletionResult]::new('--forget', '--forget', [CompletionResultType]::ParameterName, 'The sync machine id whose pinned key to forget (as `aletheia hub keys` lists it, and a refused sync names it), after its machine.key was replaced on purpose')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'aletheia;hub;help' {
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'List the audited tool calls, oldest first')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Copy a SQLite hub into a PostgreSQL database (resumable; counts checked at the end)')
+            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List the machine keys the hub pinned for the machines'' signed histories, or forget one machine''s pin so that its next sync pins the key it comes with')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -132,6 +143,9 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;hub;help;migrate' {
+            break
+        }
+        'aletheia;hub;help;keys' {
             break
         }
         'aletheia;hub;help;help' {
@@ -707,12 +721,16 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
         'aletheia;help;hub' {
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'List the audited tool calls, oldest first')
             [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Copy a SQLite hub into a PostgreSQL database (resumable; counts checked at the end)')
+            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List the machine keys the hub pinned for the machines'' signed histories, or forget one machine''s pin so that its next sync pins the key it comes with')
             break
         }
         'aletheia;help;hub;audit' {
             break
         }
         'aletheia;help;hub;migrate' {
+            break
+        }
+        'aletheia;help;hub;keys' {
             break
         }
         'aletheia;help;sync' {

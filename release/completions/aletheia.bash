@@ -247,6 +247,9 @@ _aletheia() {
             aletheia__subcmd__help__subcmd__hub,audit)
                 cmd="aletheia__subcmd__help__subcmd__hub__subcmd__audit"
                 ;;
+            aletheia__subcmd__help__subcmd__hub,keys)
+                cmd="aletheia__subcmd__help__subcmd__hub__subcmd__keys"
+                ;;
             aletheia__subcmd__help__subcmd__hub,migrate)
                 cmd="aletheia__subcmd__help__subcmd__hub__subcmd__migrate"
                 ;;
@@ -304,6 +307,9 @@ _aletheia() {
             aletheia__subcmd__hub,help)
                 cmd="aletheia__subcmd__hub__subcmd__help"
                 ;;
+            aletheia__subcmd__hub,keys)
+                cmd="aletheia__subcmd__hub__subcmd__keys"
+                ;;
             aletheia__subcmd__hub,migrate)
                 cmd="aletheia__subcmd__hub__subcmd__migrate"
                 ;;
@@ -312,6 +318,9 @@ _aletheia() {
                 ;;
             aletheia__subcmd__hub__subcmd__help,help)
                 cmd="aletheia__subcmd__hub__subcmd__help__subcmd__help"
+                ;;
+            aletheia__subcmd__hub__subcmd__help,keys)
+                cmd="aletheia__subcmd__hub__subcmd__help__subcmd__keys"
                 ;;
             aletheia__subcmd__hub__subcmd__help,migrate)
                 cmd="aletheia__subcmd__hub__subcmd__help__subcmd__migrate"
@@ -911,7 +920,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help__subcmd__hub)
-            opts="audit migrate"
+            opts="audit migrate keys"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -925,6 +934,20 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help__subcmd__hub__subcmd__audit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__hub__subcmd__keys)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1513,7 +1536,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__hub)
-            opts="-h --hub-db --database --port --bind --tls-cert --tls-key --behind-proxy --json --help audit migrate help"
+            opts="-h --hub-db --database --port --bind --tls-cert --tls-key --behind-proxy --json --help audit migrate keys help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1585,7 +1608,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__hub__subcmd__help)
-            opts="audit migrate help"
+            opts="audit migrate keys help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1626,6 +1649,20 @@ _aletheia() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aletheia__subcmd__hub__subcmd__help__subcmd__keys)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aletheia__subcmd__hub__subcmd__help__subcmd__migrate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1633,6 +1670,32 @@ _aletheia() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__hub__subcmd__keys)
+            opts="-h --hub-db --database --forget --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hub-db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --forget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

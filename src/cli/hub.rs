@@ -1,4 +1,5 @@
-//! `aletheia hub` (serve a shared store), `aletheia hub audit` (who called what) and
+//! `aletheia hub` (serve a shared store), `aletheia hub audit` (who called what), `aletheia
+//! hub keys` (the machine keys pinned for the signed histories) and
 //! `aletheia mcp-link create|list|revoke` (the hub's tokens): the command line's edge for
 //! [`crate::server::hub`].
 
@@ -86,6 +87,19 @@ pub enum HubCommand {
     Audit(AuditArgs),
     /// Copy a SQLite hub into a PostgreSQL database (resumable; counts checked at the end).
     Migrate(MigrateArgs),
+    /// List the machine keys the hub pinned for the machines' signed histories, or forget
+    /// one machine's pin so that its next sync pins the key it comes with.
+    Keys(KeysArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct KeysArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// The sync machine id whose pinned key to forget (as `aletheia hub keys` lists it, and a
+    /// refused sync names it), after its machine.key was replaced on purpose.
+    #[arg(long, value_name = "SYNC_MACHINE")]
+    pub forget: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -237,6 +251,7 @@ mod run {
         match args.command {
             Some(HubCommand::Audit(a)) => audit(a, json),
             Some(HubCommand::Migrate(a)) => crate::cli::hub_migrate::run(&a.from, &a.to, json),
+            Some(HubCommand::Keys(a)) => keys(a, json),
             None => {
                 let s = args.serve;
                 // The store is opened (and its folder checked) by the hub, after its options:
@@ -253,6 +268,46 @@ mod run {
                 hub::run(opts, crate::cli::default_project())
             }
         }
+    }
+
+    fn keys(a: KeysArgs, json: bool) -> anyhow::Result<()> {
+        let (mut store, _) = open(a.store)?;
+        if let Some(machine) = a.forget {
+            if !store.forget_history_pin(&machine)? {
+                anyhow::bail!(
+                    "no key is pinned for sync machine {machine}: `aletheia hub keys` lists them"
+                );
+            }
+            return Ok(print::line(&format!(
+                "Forgot the key pinned for sync machine {machine}: its next sync pins the key it comes with."
+            ))?);
+        }
+        let pins = store.history_pins()?;
+        if json {
+            let rows: Vec<_> = pins
+                .iter()
+                .map(|(p, n)| serde_json::json!({ "pin": p, "entries": n }))
+                .collect();
+            return print::json(&rows).map_err(Into::into);
+        }
+        if pins.is_empty() {
+            return print::line("No machine has synced its history yet.").map_err(Into::into);
+        }
+        let clock = Clock::system();
+        let mut out = print::Printer::stdout();
+        for (p, n) in &pins {
+            let pinned = if p.sync_machine.is_empty() {
+                "no longer pinned".to_owned()
+            } else {
+                format!("sync machine {}", p.sync_machine)
+            };
+            out.line(&format!(
+                "key {}  {pinned}  first seen {}  {n} entries",
+                p.machine,
+                clock.iso(p.first_seen)
+            ))?;
+        }
+        out.flush().map_err(Into::into)
     }
 
     fn audit(a: AuditArgs, json: bool) -> anyhow::Result<()> {

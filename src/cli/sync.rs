@@ -168,6 +168,9 @@ fn sync(paths: &Paths, h: &HubArgs, json: bool) -> anyhow::Result<()> {
             report.refused
         ));
     }
+    for w in &report.history_warnings {
+        text.push_str(&format!("\nwarning: {w}"));
+    }
     if report.pulled.deferred > 0 {
         text.push_str(&format!(
             "\n{} items changed here during the sync: the next sync settles them",

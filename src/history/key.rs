@@ -79,6 +79,12 @@ impl MachineKey {
         }
     }
 
+    /// The key in `<data_dir>/machine.key`, or `None` when there is none yet (`aletheia
+    /// doctor` reads it without making one).
+    pub fn load(data_dir: &Path) -> Result<Option<MachineKey>, KeyError> {
+        load(&data_dir.join(KEY_FILE))
+    }
+
     /// The public half, which other machines check this machine's entries with.
     pub fn public(&self) -> PublicKey {
         PublicKey(self.signing.verifying_key())

@@ -9,8 +9,8 @@
 //! chain there ([`verify_chain`] names the entry and what no longer holds); editing a row
 //! without the tool leaves its content hash different from the one its newest entry recorded
 //! ([`mismatches`]). Entries are meant to travel with sync to a hub and to other machines, which
-//! check them with the writer's public key, pinned the first time it is seen ([`pin`]); sync
-//! does not carry them yet.
+//! check them with the writer's public key, pinned the first time it is seen ([`pin`]; what
+//! travels and the checks on each side are [`sync`]'s).
 //!
 //! What the chain cannot show by itself: a chain whose newest entries were cut off looks like a
 //! shorter chain. The content check catches the cut when those entries were the last word about
@@ -25,6 +25,7 @@
 //! are, the hashes and the signature as [`to_hex`] text) and hands them back to be verified.
 
 mod key;
+pub mod sync;
 mod verify;
 
 #[cfg(test)]

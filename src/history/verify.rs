@@ -35,7 +35,7 @@ pub enum BreakKind {
 }
 
 impl Break {
-    fn at(e: &Entry, what: BreakKind) -> Box<Break> {
+    pub(super) fn at(e: &Entry, what: BreakKind) -> Box<Break> {
         Box::new(Break {
             seq: e.seq,
             machine: e.machine.clone(),

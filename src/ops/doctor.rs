@@ -270,6 +270,7 @@ fn diagnose(paths: &Paths, store: Result<&dyn Storage, NoStore>, clock: &Clock) 
     let mut r = Report::default();
     let store = check_store(paths, store, &mut r);
     check_writable(paths, &mut r);
+    check_history_key(paths, &mut r);
     check_spool(paths, &mut r);
     hosts::check(&mut r);
     check_semantic(paths, store, &mut r);
@@ -473,6 +474,43 @@ fn check_writable(paths: &Paths, r: &mut Report) {
             "disk",
             format!("the free space on {} could not be read", disk.display()),
         ),
+    }
+}
+
+/// The key that signs the history: a key that cannot be read leaves every write unsigned.
+fn check_history_key(paths: &Paths, r: &mut Report) {
+    use crate::history::{KeyError, MachineKey};
+    let dir = paths.db.parent().unwrap_or(&paths.data_dir);
+    match MachineKey::load(dir) {
+        Ok(Some(key)) => r.ok(
+            "history key",
+            format!(
+                "writes are signed as machine {}",
+                key.public().fingerprint()
+            ),
+        ),
+        Ok(None) => r.ok(
+            "history key",
+            "no machine key yet: the first write makes one",
+        ),
+        Err(e) => {
+            let fix = match &e {
+                KeyError::Exposed { path, .. } => format!("chmod 600 {}", path.display()),
+                KeyError::Malformed { path, .. } => format!(
+                    "restore {} from a backup, or move it away to have a new key made",
+                    path.display()
+                ),
+                KeyError::Read { path, .. } | KeyError::Create { path, .. } => format!(
+                    "make {} readable by this user alone (chmod 600)",
+                    path.display()
+                ),
+            };
+            r.fail(
+                "history key",
+                format!("{e}; until it is fixed, writes are stored unsigned"),
+                fix,
+            );
+        }
     }
 }
 

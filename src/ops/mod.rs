@@ -100,7 +100,7 @@ impl Caller {
     pub fn client(name: &str, default_project: &str) -> Caller {
         Caller {
             standing: trust::Standing::Client {
-                key: name.to_owned(),
+                key: trust::named_key(name),
             },
             ..Caller::local(name, default_project)
         }
@@ -112,7 +112,7 @@ impl Caller {
         if let trust::Standing::Client { key } = &mut self.standing
             && !self.via_token
         {
-            key.clone_from(&name);
+            *key = trust::named_key(&name);
         }
         self.name = name;
         self

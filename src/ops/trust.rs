@@ -77,6 +77,27 @@ impl Subject {
     }
 }
 
+/// The name `aletheia trust` sets the level of every client with none of its own under.
+pub const EVERY_CLIENT: &str = "*";
+
+/// What a client is known to `aletheia trust` by when it names itself `name`. A name shaped as a
+/// hub token's key (`token:<id>`) or as [`EVERY_CLIENT`] would take that level for itself, so
+/// such a name is kept apart under `client:`.
+pub fn named_key(name: &str) -> String {
+    let reserved = name == EVERY_CLIENT
+        || name
+            .get(..6)
+            .is_some_and(|p| p.eq_ignore_ascii_case("token:"))
+        || name
+            .get(..7)
+            .is_some_and(|p| p.eq_ignore_ascii_case("client:"));
+    if reserved {
+        format!("client:{name}")
+    } else {
+        name.to_owned()
+    }
+}
+
 /// Where a caller's right to write comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Standing {
@@ -105,6 +126,16 @@ pub fn level_of(
                 (
                     level,
                     format!("{key} is at {} (aletheia trust)", level.as_str()),
+                )
+            }
+            None if let Some(set) = store.client_trust(EVERY_CLIENT)? => {
+                let level = set.parse().unwrap_or(Level::Read);
+                (
+                    level,
+                    format!(
+                        "{key} is at {}, the level for every client (aletheia trust '*')",
+                        level.as_str()
+                    ),
                 )
             }
             None => {
@@ -244,8 +275,8 @@ pub fn check_owner(caller: &Caller, what: &str) -> Result<(), OpError> {
 #[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct SetTrust {
-    /// The client: an MCP client's name (as `aletheia trust` lists it) or a hub token as
-    /// `token:<id>`.
+    /// The client: an MCP client's name (as `aletheia trust` lists it), a hub token as
+    /// `token:<id>`, or `*` for every client with no level of its own.
     pub client: String,
     /// read, propose or write; omitted: forget the level, so the defaults apply again.
     pub level: Option<Level>,

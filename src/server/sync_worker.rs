@@ -55,13 +55,18 @@ fn once(paths: &Paths, redactor: &Redactor) {
     let hub = crate::sync::client::Hub { url, token };
     // The client records the outcome as the last sync, for `aletheia sync status`.
     match crate::sync::client::sync(&mut store, redactor, hub, false) {
-        Ok(r) => tracing::info!(
-            pushed_memories = r.pushed_memories,
-            pushed_changes = r.pushed_changes,
-            pulled = r.pulled.stored,
-            conflicts = r.conflicts,
-            "sync: done"
-        ),
+        Ok(r) => {
+            for w in &r.history_warnings {
+                tracing::warn!(warning = %w, "sync: another machine's history");
+            }
+            tracing::info!(
+                pushed_memories = r.pushed_memories,
+                pushed_changes = r.pushed_changes,
+                pulled = r.pulled.stored,
+                conflicts = r.conflicts,
+                "sync: done"
+            )
+        }
         Err(e) => tracing::warn!(error = %e, "sync: failed; trying again next time"),
     }
 }

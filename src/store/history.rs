@@ -35,6 +35,10 @@ impl Signer {
     pub fn machine(&self) -> &str {
         &self.machine
     }
+
+    pub fn public(&self) -> history::PublicKey {
+        self.key.public()
+    }
 }
 
 /// The item kinds the history follows, with how each names its items and what its content is.
@@ -121,10 +125,10 @@ fn newest(tx: &Transaction<'_>, machine: &str) -> rusqlite::Result<Option<Entry>
     .optional()
 }
 
-const ENTRY_COLUMNS: &str =
+pub(super) const ENTRY_COLUMNS: &str =
     "seq, machine, at, action, item, actor, content_hash, prev, hash, signature";
 
-fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
+pub(super) fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
     let bad = |i: usize| {
         rusqlite::Error::FromSqlConversionFailure(
             i,
@@ -149,10 +153,16 @@ fn entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
     })
 }
 
-fn insert(tx: &Transaction<'_>, e: &Entry) -> rusqlite::Result<()> {
+/// Keep entry `e`, with the number a hub took it under (`None` for a store's own entries, and
+/// a machine's pulled ones).
+pub(super) fn insert(
+    tx: &Transaction<'_>,
+    e: &Entry,
+    arrival: Option<i64>,
+) -> rusqlite::Result<()> {
     tx.prepare_cached(
-        "INSERT INTO history (seq, machine, at, action, item, actor, content_hash, prev, hash, signature)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        "INSERT INTO history (seq, machine, at, action, item, actor, content_hash, prev, hash, signature, arrival)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?
     .execute(params![
         e.seq,
@@ -164,7 +174,8 @@ fn insert(tx: &Transaction<'_>, e: &Entry) -> rusqlite::Result<()> {
         history::to_hex(&e.content_hash),
         history::to_hex(&e.prev),
         history::to_hex(&e.hash),
-        history::to_hex(&e.signature)
+        history::to_hex(&e.signature),
+        arrival
     ])?;
     Ok(())
 }
@@ -202,6 +213,14 @@ pub(super) fn seal(
         return Ok(0);
     }
     let mut prev = newest(tx, &signer.machine)?;
+    if prev.is_none() {
+        // A chain's first entry keeps its key beside the others': were the key file replaced,
+        // `verify` still checks this chain with it.
+        tx.prepare_cached(
+            "INSERT OR IGNORE INTO history_keys (machine, public_key, first_seen) VALUES (?1, ?2, ?3)",
+        )?
+        .execute(params![signer.machine, signer.key.public().to_text(), now])?;
+    }
     for (id, item_type, key, op) in &pending {
         let Some(k) = kind(item_type) else { continue };
         let row = tx
@@ -222,7 +241,7 @@ pub(super) fn seal(
             at_ms: now,
         };
         let e = history::append(&signer.key, &signer.machine, prev.as_ref(), &change);
-        insert(tx, &e)?;
+        insert(tx, &e, None)?;
         tx.prepare_cached("DELETE FROM history_pending WHERE id = ?1")?
             .execute([id])?;
         prev = Some(e);

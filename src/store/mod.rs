@@ -21,6 +21,7 @@ pub mod facts;
 mod fts5_api;
 mod health;
 pub mod history;
+mod history_sync;
 pub mod hub;
 #[cfg(feature = "server")]
 pub mod hub_database;
@@ -46,10 +47,11 @@ pub mod usage;
 pub mod vectors;
 
 pub use contract::{
-    Facts, HubStorage, HubTokens, Inbox, JobWrites, Jobs, Lists, Memories, Rules, SearchIndex,
-    Storage, SyncHub, Upkeep, Vectors,
+    Facts, HistoryHub, HubStorage, HubTokens, Inbox, JobWrites, Jobs, Lists, Memories, Rules,
+    SearchIndex, Storage, SyncHub, Upkeep, Vectors,
 };
 pub use events::Record;
+pub use history_sync::Pulled as HistoryPulled;
 use memories::{COLUMNS, from_row};
 pub use memories::{Inserted, MemoryFilter, content_hash};
 use memories::{insert_tx, touch_capture};

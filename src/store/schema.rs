@@ -281,7 +281,7 @@ pub const MIGRATIONS: &[&str] = &[
     // and list in `history_pending`; the write that changed it turns its rows into signed
     // entries of this machine's chain in `history` before it commits. Rows stored before now
     // wait as `baseline` (up to `history_baseline.last`), for `aletheia verify`.
-    // `history_keys` will pin other machines' public keys on first sight.
+    // `history_keys` pins other machines' public keys on first sight.
     r#"
     CREATE TABLE history (
         seq          INTEGER NOT NULL,
@@ -355,6 +355,15 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE TRIGGER history_list_delete AFTER DELETE ON work_lists BEGIN
         INSERT INTO history_pending (item_type, item_key, op) VALUES ('list', CAST(old.memory_id AS TEXT), 'delete');
     END;
+    "#,
+    // v9: histories travel with sync (see `history::sync`). A hub numbers the entries it takes
+    // from machines in `arrival`, the order pulls serve them in (its own and a machine's own
+    // entries have none); a key is pinned to the sync machine id that first sent it.
+    r#"
+    ALTER TABLE history ADD COLUMN arrival INTEGER;
+    CREATE UNIQUE INDEX history_by_arrival ON history (arrival) WHERE arrival IS NOT NULL;
+    ALTER TABLE history_keys ADD COLUMN sync_machine TEXT NOT NULL DEFAULT '';
+    CREATE INDEX history_keys_by_sync_machine ON history_keys (sync_machine);
     "#,
 ];
 

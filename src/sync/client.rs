@@ -15,6 +15,11 @@ use std::time::Duration;
 /// Items in one batch when `ALETHEIA_SYNC_BATCH` sets no other count.
 pub const DEFAULT_BATCH: usize = 1000;
 
+/// History entries in one push or pull. Not `ALETHEIA_SYNC_BATCH`: an entry is a few hundred
+/// bytes with no text in it, and every machine's chain records each item it pulled too, so
+/// there are several entries for each item that travels.
+const HISTORY_BATCH: usize = 1000;
+
 /// Text in one pushed batch, below the hub's 4 MiB request limit with room for the JSON.
 const MAX_BATCH_BYTES: usize = 2 * 1024 * 1024;
 
@@ -47,6 +52,12 @@ pub struct Report {
     pub refused: usize,
     /// What applying the hub's answers and pulled batches came to.
     pub pulled: Applied,
+    /// Entries of this machine's signed history the hub took.
+    pub history_pushed: usize,
+    /// Other machines' entries checked and kept here.
+    pub history_pulled: usize,
+    /// Pulled entries not kept, and keys that changed: one line each.
+    pub history_warnings: Vec<String>,
 }
 
 /// Why a sync stopped.
@@ -64,6 +75,9 @@ pub enum SyncError {
     Token { status: u16, body: String },
     #[error("the hub answered {status}: {body}")]
     Hub { status: u16, body: String },
+    /// The hub kept none of this machine's history: its key or an entry did not hold.
+    #[error("the hub refused this machine's signed history: {0}")]
+    History(String),
 }
 
 /// The number of items per batch: `ALETHEIA_SYNC_BATCH`, else [`DEFAULT_BATCH`].
@@ -252,8 +266,18 @@ pub fn sync(
     let when = jiff::Timestamp::now();
     let line = match &outcome {
         Ok(r) => format!(
-            "{when} ok: pushed {} memories and {} changes, pulled {}",
-            r.pushed_memories, r.pushed_changes, r.pulled.stored
+            "{when} ok: pushed {} memories and {} changes, pulled {}{}",
+            r.pushed_memories,
+            r.pushed_changes,
+            r.pulled.stored,
+            if r.history_warnings.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} warnings about other machines' histories",
+                    r.history_warnings.len()
+                )
+            }
         ),
         Err(e) => format!("{when} failed: {e}"),
     };
@@ -324,7 +348,64 @@ fn push_then_pull(
         }
     }
     pull_bar.finish_and_clear();
+    histories(store, &client, &machine, &mut report)?;
     Ok(report)
+}
+
+/// Push this machine's signed history, then pull the other machines', each checked before it
+/// is kept (see [`crate::history::sync`]). A hub from before histories travelled answers 404,
+/// and the sync goes on without them.
+fn histories(
+    store: &mut Store,
+    client: &Client,
+    machine: &str,
+    report: &mut Report,
+) -> Result<(), SyncError> {
+    let batch = HISTORY_BATCH;
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        stored: usize,
+    }
+    let refused = |e: SyncError| match e {
+        SyncError::Hub {
+            status: 409 | 422,
+            body,
+        } => SyncError::History(body),
+        e => e,
+    };
+    loop {
+        let Some(push) = store.history_out(machine, batch)? else {
+            break;
+        };
+        let Some(last) = push.entries.last().map(|e| e.seq) else {
+            break;
+        };
+        let body = serde_json::to_string(&push).unwrap_or_default();
+        let answer: Stored = match client.call("/v1/sync/history", Some(&body)) {
+            Err(SyncError::Hub { status: 404, .. }) => return Ok(()),
+            other => other.map_err(refused)?,
+        };
+        report.history_pushed += answer.stored;
+        store.history_pushed(&push, last)?;
+    }
+    let own = store.history_machine().unwrap_or_default();
+    loop {
+        let cursor = store.history_pulled_up_to()?;
+        let page: crate::history::sync::Page = match client.call(
+            &format!("/v1/sync/history?after={cursor}&limit={batch}&except={own}"),
+            None,
+        ) {
+            Err(SyncError::Hub { status: 404, .. }) => return Ok(()),
+            other => other?,
+        };
+        let pulled = store.history_pulled(&page, crate::time::now_ms())?;
+        report.history_pulled += pulled.stored;
+        report.history_warnings.extend(pulled.warnings);
+        if page.left == 0 || page.next <= cursor {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The hub's kept losing versions.

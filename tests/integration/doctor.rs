@@ -451,3 +451,45 @@ fn an_unknown_model_name_is_named_as_the_reason_search_by_meaning_is_off() {
     );
     assert!(!text.contains("no model in"), "{text}");
 }
+
+/// A key others can read proves nothing, and one that cannot be read leaves every write
+/// unsigned: doctor says which, with the command that fixes it.
+#[test]
+fn doctor_names_a_machine_key_open_to_others_and_how_to_close_it() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let env = Env::new();
+    env.cmd()
+        .args(["save", "the deploy needs the VPN"])
+        .assert()
+        .success();
+    let key = env.data().join("machine.key");
+    let out = env.cmd().args(["doctor", "--json"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = |r: &Value| {
+        r["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "history key")
+            .cloned()
+            .unwrap_or_else(|| panic!("{r:#}"))
+    };
+    assert_eq!(check(&report)["status"], "ok", "{report:#}");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = env.cmd().args(["doctor", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = check(&report);
+    assert_eq!(c["status"], "fail");
+    assert_eq!(
+        c["fix"].as_str(),
+        Some(format!("chmod 600 {}", key.display()).as_str())
+    );
+    assert!(
+        c["detail"]
+            .as_str()
+            .unwrap()
+            .contains("writes are stored unsigned"),
+        "{c}"
+    );
+}

@@ -76,6 +76,24 @@ impl Engine {
         }
     }
 
+    /// Run one statement that changes rows, as someone with the database's password would.
+    pub fn execute(&self, sql: &str) {
+        match self {
+            Engine::Sqlite(file) => {
+                rusqlite::Connection::open(file)
+                    .unwrap()
+                    .execute_batch(sql)
+                    .unwrap();
+            }
+            Engine::Postgres(url) => {
+                postgres::Client::connect(url, postgres::NoTls)
+                    .unwrap()
+                    .batch_execute(sql)
+                    .unwrap();
+            }
+        }
+    }
+
     /// The folder whose files hold what the store holds: the SQLite file's, or the test
     /// server's cluster.
     pub fn files(&self) -> PathBuf {

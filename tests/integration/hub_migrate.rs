@@ -54,6 +54,28 @@ fn a_sqlite_hub_of_10000_memories_moves_into_postgresql_resumably_with_counts_ch
             json!({"text": "saved on the old hub", "project": "shop"}),
         );
         assert!(answer.starts_with("Saved as #"), "{answer}");
+        // A machine syncs, so the hub holds its signed history and pinned key to carry.
+        let laptop = Env::new();
+        let hub = format!("http://127.0.0.1:{port}");
+        for args in [
+            vec![
+                "sync",
+                "setup",
+                "--hub",
+                hub.as_str(),
+                "--token",
+                token.as_str(),
+            ],
+            vec!["save", "a note from the laptop"],
+            vec!["sync"],
+        ] {
+            let out = laptop.std_cmd().args(&args).output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
         let _ = child.kill();
         let _ = child.wait();
     }
@@ -112,14 +134,20 @@ fn a_sqlite_hub_of_10000_memories_moves_into_postgresql_resumably_with_counts_ch
             .clone()
     };
     let memories = row("memories");
-    assert_eq!(memories["source"], 10_001);
-    assert_eq!(memories["target"], 10_001);
+    assert_eq!(memories["source"], 10_002);
+    assert_eq!(memories["target"], 10_002);
     assert_eq!(
         memories["copied"].as_i64().unwrap(),
-        10_001 - partial,
+        10_002 - partial,
         "the second run copied only what the first had not"
     );
-    for t in ["hub_tokens", "hub_audit", "sync_meta"] {
+    for t in [
+        "hub_tokens",
+        "hub_audit",
+        "sync_meta",
+        "history",
+        "history_keys",
+    ] {
         let r = row(t);
         assert_eq!(r["source"], r["target"], "{t}");
         assert!(r["target"].as_i64().unwrap() > 0, "{t}: {r}");

@@ -509,6 +509,16 @@ fn a_token_syncs_only_its_projects_and_a_read_token_not_at_all(on: On) {
     ]);
     let r = b.sync();
     assert_eq!(r["refused"], 1, "{r}");
+    // A's history names billing's items too: a token limited to projects pulls none of it,
+    // while its own machine's history still reaches the hub.
+    assert_eq!(
+        (
+            r["history_pulled"].as_i64(),
+            r["history_pushed"].as_i64() > Some(0)
+        ),
+        (Some(0), true),
+        "{r}"
+    );
     let texts: Vec<String> = b.texts().into_iter().map(|t| t.1).collect();
     assert!(texts.iter().any(|t| t.contains("price job")), "{texts:?}");
     assert!(
@@ -604,6 +614,7 @@ both!(
     a_session_start_ties_its_project_to_the_git_remote_once_the_store_syncs,
     the_server_syncs_on_its_own_once_set_up,
     the_hub_redacts_with_its_own_rules_what_a_machine_sends,
+    histories_travel_with_sync_and_every_side_checks_them,
 );
 
 impl Hub {
@@ -641,6 +652,129 @@ impl Machine {
         drop(import.stdin.take());
         assert!(import.wait().unwrap().success());
     }
+}
+
+impl Machine {
+    /// `aletheia verify` here: (entries checked, the first break).
+    fn verify(&self) -> (i64, Option<String>) {
+        let v = self.json(&["verify"]);
+        (
+            v["entries"].as_i64().unwrap(),
+            v["broken"].as_str().map(str::to_owned),
+        )
+    }
+
+    /// This store's sync machine id.
+    fn sync_id(&self) -> String {
+        self.json(&["sync", "status"])["machine"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    /// `aletheia sync`, expected to fail: its error.
+    fn sync_fails(&self) -> String {
+        let out = self.cmd().arg("sync").output().unwrap();
+        assert!(!out.status.success(), "the sync succeeded");
+        String::from_utf8(out.stderr).unwrap()
+    }
+}
+
+impl Hub {
+    /// `aletheia hub keys` on the hub's store, with `extra` arguments.
+    fn keys(&self, extra: &[&str]) -> std::process::Output {
+        self.env
+            .std_cmd()
+            .args(["--json", "hub", "keys"])
+            .args(extra)
+            .args(self.store.args())
+            .output()
+            .unwrap()
+    }
+}
+
+fn histories_travel_with_sync_and_every_side_checks_them(on: On) {
+    let hub = Hub::start(on, &[]);
+    let token = hub.token("sync", None);
+    let (a, b) = (Machine::new(&hub, &token), Machine::new(&hub, &token));
+    a.save("the billing retries back off for ten minutes");
+    a.save("the deploy script needs the staging flag");
+    let (a_entries, _) = a.verify();
+    let ra = a.sync();
+    assert_eq!(ra["history_pushed"].as_i64(), Some(a_entries), "{ra}");
+    assert_eq!(
+        hub.store
+            .count("SELECT count(*) FROM history WHERE arrival IS NOT NULL"),
+        a_entries
+    );
+    // The hub pinned A's key to A's sync machine on first sight.
+    let keys: Value = serde_json::from_slice(&hub.keys(&[]).stdout).unwrap();
+    assert_eq!(
+        keys[0]["pin"]["sync_machine"].as_str(),
+        Some(a.sync_id().as_str())
+    );
+    assert_eq!(keys[0]["entries"].as_i64(), Some(a_entries));
+    // B takes A's chain, checks it, and its own `verify` checks it again with A's pinned key.
+    let rb = b.sync();
+    assert_eq!(rb["history_pulled"].as_i64(), Some(a_entries), "{rb}");
+    assert_eq!(rb["history_warnings"], serde_json::json!([]));
+    let (b_entries, broken) = b.verify();
+    assert_eq!(broken, None);
+    assert!(b_entries > a_entries, "B's own writes and A's: {b_entries}");
+    // Nothing travels twice.
+    assert_eq!(a.sync()["history_pushed"].as_i64(), Some(0));
+    assert_eq!(b.sync()["history_pulled"].as_i64(), Some(0));
+
+    // Someone with the hub's database password alters the signature on one of A's entries:
+    // a machine pulling it names the entry and keeps none of A's.
+    hub.store.execute(&format!(
+        "UPDATE history SET signature = '{}' WHERE seq = 2 AND arrival IS NOT NULL",
+        "ab".repeat(64)
+    ));
+    let c = Machine::new(&hub, &token);
+    let rc = c.sync();
+    let warnings = rc["history_warnings"].to_string();
+    assert!(
+        warnings.contains("entry 2 of machine") && warnings.contains("its signature is not"),
+        "{rc}"
+    );
+    assert_eq!(c.verify().1, None, "nothing unchecked was kept");
+    // Nor is A's chain taken up again past the gap once A writes more.
+    a.save("the invoice job runs at midnight");
+    a.sync();
+    let text = c.ok(&["sync"]);
+    assert!(
+        text.contains("warning: not kept from the hub") && text.contains("missing"),
+        "{text}"
+    );
+
+    // A's key file is replaced: the hub refuses its history signed with the new key, and says
+    // how to accept it.
+    std::fs::remove_file(a.env.data().join("machine.key")).unwrap();
+    a.save("the cache keys carry the tenant id");
+    let refused = a.sync_fails();
+    let forget = format!("aletheia hub keys --forget {}", a.sync_id());
+    assert!(
+        refused.contains("now signs with key") && refused.contains(&forget),
+        "{refused}"
+    );
+    let out = hub.keys(&["--forget", &a.sync_id()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ra = a.sync();
+    assert!(ra["history_pushed"].as_i64().unwrap() > 0, "{ra}");
+    // B hears of the new key once, and keeps checking both of A's chains.
+    let rb = b.sync();
+    assert!(
+        rb["history_warnings"]
+            .to_string()
+            .contains("signs with a new key"),
+        "{rb}"
+    );
+    assert_eq!(b.verify().1, None);
 }
 
 #[test]
@@ -701,4 +835,13 @@ fn eight_machines_pushing_at_once_through_two_hubs_on_one_database_end_with_ever
     // And each machine, synced again, holds all of them.
     machines[3].sync();
     assert_eq!(machines[3].content().len(), 480);
+    // Every machine's signed history reached the hub whole (the eight, and the two fresh
+    // ones' records of what they pulled), and each checks on a machine that pulls them all.
+    assert_eq!(
+        a.store.count("SELECT count(DISTINCT machine) FROM history"),
+        10
+    );
+    let (checked, broken) = machines[3].verify();
+    assert_eq!(broken, None);
+    assert!(checked >= 480, "{checked}");
 }

@@ -52,6 +52,11 @@ impl Project {
 
     /// One `aletheia mcp` session as the client `agent`: each tool call's (isError, text).
     fn calls(&self, calls: &[(&str, Value)]) -> Vec<(bool, String)> {
+        self.calls_as("agent", calls)
+    }
+
+    /// One `aletheia mcp` session as a client that names itself `client`.
+    fn calls_as(&self, client: &str, calls: &[(&str, Value)]) -> Vec<(bool, String)> {
         let mut cmd = self.env.std_cmd();
         cmd.arg("mcp")
             .env("ALETHEIA_CWD", &self.root)
@@ -60,7 +65,7 @@ impl Project {
         let mut child = cmd.spawn().unwrap();
         let mut stdin = child.stdin.take().unwrap();
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "agent", "version": "1"}}});
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": client, "version": "1"}}});
         writeln!(stdin, "{init}").unwrap();
         for (i, (name, args)) in calls.iter().enumerate() {
             let msg = json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
@@ -278,6 +283,36 @@ fn at_read_every_write_is_refused_and_nothing_changes() {
     );
     let r = p.calls(&[("add_rule", json!({ "then": "Keep commits tiny" }))]);
     assert!(r[0].1.contains("once you accept it"), "{r:?}");
+}
+
+#[test]
+fn every_client_gets_the_level_set_for_star_and_no_client_takes_a_tokens_by_its_name() {
+    let p = Project::new();
+    p.ok(&["trust", "*", "read"]);
+    p.ok(&["trust", "token:1", "write"]);
+    let save = [(
+        "save_memory",
+        json!({ "text": "The ledger cache expires hourly." }),
+    )];
+    let r = p.calls(&save);
+    assert_eq!(
+        r[0],
+        (
+            true,
+            "agent may only read: the user can let it write with `aletheia trust agent propose` (or write).".into()
+        )
+    );
+    // Named as the hub token whose level is write, it is still a client with no level of its own.
+    let r = p.calls_as("token:1", &save);
+    assert!(
+        r[0].0 && r[0].1.contains("aletheia trust client:token:1 propose"),
+        "{r:?}"
+    );
+    // A client's own level comes before the one for every client.
+    p.ok(&["trust", "agent", "write"]);
+    assert!(!p.calls(&save)[0].0);
+    let listed = p.ok(&["trust"]);
+    assert!(listed.contains("*  read  (set "), "{listed}");
 }
 
 #[test]

@@ -13,6 +13,7 @@
 //! of it (`--behind-proxy`), since a bearer token on plain HTTP can be read by anyone on the way.
 
 mod admin;
+mod history;
 pub mod links;
 pub mod rate;
 mod sync;
@@ -448,6 +449,7 @@ pub fn app(
         super::mcp_http::Callers::Tokens,
     )
     .merge(admin::router(Arc::clone(&state)))
+    .merge(history::router(Arc::clone(&state)))
     .merge(sync::router(state))
     .layer(axum::extract::DefaultBodyLimit::max(super::BODY_LIMIT))
     .layer(axum::middleware::from_fn(super::body::read_whole))

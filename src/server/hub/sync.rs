@@ -8,6 +8,8 @@
 //!   and `left` (how many sequence numbers remain past it)
 //! - `GET /v1/sync/conflicts?limit=<n>` → the kept losing versions, newest first
 //!
+//! The signed histories travel through `/v1/sync/history` (see `history`).
+//!
 //! Everything pushed is redacted by the hub's own rules before it is stored, so a machine
 //! with older rules cannot leak through the hub. A token limited to projects pushes and pulls
 //! only theirs (a rule for every project is another project's too). Each request adds an
@@ -36,7 +38,7 @@ pub fn router(state: Arc<State>) -> Router {
         .with_state(state)
 }
 
-fn unless_sync(token: &Authorized) -> Option<Response> {
+pub(super) fn unless_sync(token: &Authorized) -> Option<Response> {
     if matches!(Scope::parse(&token.0.scope), Ok(Scope::Sync | Scope::Admin)) {
         return None;
     }

@@ -56,7 +56,8 @@
 //! A hub's store is the one a second engine stands behind first, so what only a hub keeps has
 //! parts of its own, outside [`Storage`]: [`HubTokens`] (tokens as hashes, and the audit of
 //! every call made with them) and [`SyncHub`] (taking a machine's push, settling concurrent
-//! versions with the loser kept, serving what the hub gained by its own sequence).
+//! versions with the loser kept, serving what the hub gained by its own sequence) and
+//! [`HistoryHub`] (the machines' signed histories, checked and pinned as they arrive).
 //! [`HubStorage`] is all of it. A machine's own side of sync (stamping, cursors, batches out)
 //! stays on the SQLite store: a machine's store is always the local file the hook writes.
 
@@ -79,6 +80,7 @@ use super::term_counts::TermCounts;
 use super::usage::Usage;
 use super::vectors::StoredVector;
 use super::{Inserted, MemoryFilter, QueuedSession, Rescrubbed, Store, StoreError};
+use crate::history::sync::{Page, Pinned, Push, Refusal};
 use crate::model::{Fact, Memory, NewMemory, Review, Rule};
 use crate::redact::{Redacted, Redactor};
 use crate::store::fact_queries::HistoryQuery;
@@ -481,6 +483,30 @@ contract! {
         fn sync_conflicts(&self, limit: usize) -> Result<Vec<Conflict>, StoreError>;
     }
 
+    /// A hub's copy of the machines' signed histories (see [`crate::history::sync`]).
+    pub trait HistoryHub {
+        /// Take a machine's push in one transaction: refuse it whole when its key is not the
+        /// one pinned for its sync machine or an entry does not hold as the next of its chain;
+        /// else pin the key on first sight and keep the entries not held yet, numbered in the
+        /// order taken. How many were new, or why none were kept.
+        fn history_receive(
+            &mut self,
+            push: &Push,
+            now: i64,
+        ) -> Result<Result<usize, Refusal>, StoreError>;
+        /// Up to `limit` entries taken after `after`, without machine `except`'s (a
+        /// fingerprint), with their machines' keys; numbers are handed out in commit order, so
+        /// a cursor never passes an entry it was not given.
+        fn history_since(&self, after: i64, limit: usize, except: &str)
+        -> Result<Page, StoreError>;
+        /// Every key pinned, oldest first, with how many entries of its machine are held.
+        fn history_pins(&self) -> Result<Vec<(Pinned, i64)>, StoreError>;
+        /// Forget which key `sync_machine` signs with, so that its next push pins the key it
+        /// comes with (the old key stays, to check the entries it signed); whether one was
+        /// pinned.
+        fn forget_history_pin(&mut self, sync_machine: &str) -> Result<bool, StoreError>;
+    }
+
     /// The review inbox: what clients trusted only to propose asked for, and the trust levels
     /// the owner set for clients.
     pub trait Inbox {
@@ -646,6 +672,6 @@ impl Storage for Store {
 }
 
 /// Everything a hub uses: a machine's parts, and the tokens, audit and sync only a hub keeps.
-pub trait HubStorage: Storage + HubTokens + SyncHub {}
+pub trait HubStorage: Storage + HubTokens + SyncHub + HistoryHub {}
 
 impl HubStorage for Store {}

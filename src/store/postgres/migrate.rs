@@ -39,6 +39,8 @@ const TABLES: &[&str] = &[
     "provider_usage",
     "proposals",
     "client_trust",
+    "history",
+    "history_keys",
     "hub_tokens",
     "hub_audit",
     "sync_meta",
@@ -127,14 +129,19 @@ impl PgStore {
         for &table in TABLES {
             let columns = self.columns(table)?;
             let source_rows: i64 = conn
-                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                .query_row(
+                    &format!("SELECT count(*) FROM {table} {}", filter_of(table)),
+                    [],
+                    |r| r.get(0),
+                )
                 .map_err(sqlite_err)?;
             let mut done = self.progress(&name, table)?;
             let start = done;
             let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
             let select = format!(
-                "SELECT {} FROM {table} ORDER BY {} LIMIT ?1 OFFSET ?2",
+                "SELECT {} FROM {table} {} ORDER BY {} LIMIT ?1 OFFSET ?2",
                 names.join(", "),
+                filter_of(table),
                 order_of(table)
             );
             let placeholders: Vec<String> = (1..=names.len()).map(|i| format!("${i}")).collect();
@@ -329,7 +336,23 @@ fn order_of(table: &str) -> &'static str {
         "captures" => "tool",
         "rules" => "id",
         "work_lists" => "project, name",
+        "history" => "arrival",
+        "history_keys" => "machine",
         _ => "rowid",
+    }
+}
+
+/// Which of a table's rows are the hub's to copy: of the histories, the entries it took from
+/// machines and their keys. Its own chain (signed by its SQLite file's key, unnumbered) stays
+/// with the file.
+fn filter_of(table: &str) -> &'static str {
+    match table {
+        "history" => "WHERE arrival IS NOT NULL",
+        "history_keys" => {
+            "WHERE sync_machine <> ''
+               OR machine IN (SELECT machine FROM history WHERE arrival IS NOT NULL)"
+        }
+        _ => "",
     }
 }
 

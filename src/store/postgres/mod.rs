@@ -19,6 +19,7 @@
 //! connection, its errors, transactions) is here.
 
 mod facts;
+mod history;
 mod inbox;
 mod jobs;
 mod lists;

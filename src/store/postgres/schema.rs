@@ -531,6 +531,32 @@ pub(super) const MIGRATIONS: &[&str] = &[
         set_at BIGINT NOT NULL
     );
     "#,
+    // v4: the machines' signed histories, as a SQLite hub keeps them (its v9; see
+    // `history.rs`): every entry a hub took, numbered in the order it took them, and each
+    // machine's key pinned to the sync machine id that first sent it.
+    r#"
+    CREATE TABLE history (
+        seq          BIGINT NOT NULL,
+        machine      TEXT   NOT NULL,
+        at           BIGINT NOT NULL,
+        action       TEXT   NOT NULL,
+        item         TEXT   NOT NULL,
+        actor        TEXT   NOT NULL,
+        content_hash TEXT   NOT NULL,
+        prev         TEXT   NOT NULL,
+        hash         TEXT   NOT NULL,
+        signature    TEXT   NOT NULL,
+        arrival      BIGINT NOT NULL UNIQUE,
+        PRIMARY KEY (machine, seq)
+    );
+    CREATE TABLE history_keys (
+        machine      TEXT   PRIMARY KEY,
+        public_key   TEXT   NOT NULL,
+        first_seen   BIGINT NOT NULL,
+        sync_machine TEXT   NOT NULL DEFAULT ''
+    );
+    CREATE INDEX history_keys_by_sync_machine ON history_keys (sync_machine);
+    "#,
 ];
 
 /// The schema version this binary writes.
