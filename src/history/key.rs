@@ -90,7 +90,7 @@ impl MachineKey {
         PublicKey(self.signing.verifying_key())
     }
 
-    pub(super) fn from_seed(seed: &[u8; 32]) -> MachineKey {
+    pub(crate) fn from_seed(seed: &[u8; 32]) -> MachineKey {
         MachineKey {
             signing: SigningKey::from_bytes(seed),
         }

@@ -65,6 +65,15 @@ pub enum Refusal {
         was: String,
         now: String,
     },
+    /// The key is pinned to another sync machine.
+    KeyElsewhere {
+        fingerprint: String,
+        sync_machine: String,
+    },
+    /// Another key, with the same fingerprint, is already known under this key's name.
+    NameTaken { fingerprint: String },
+    /// The sync machine belongs to another token (the first that pushed with it).
+    OtherToken { sync_machine: String },
     /// The hub's own store signs with the same key as the pusher: they share a data folder.
     SharedKey,
     /// An entry does not hold as the next of its chain.
@@ -93,6 +102,25 @@ impl fmt::Display for Refusal {
                  --forget {sync_machine}` where the hub's store is; otherwise another \
                  machine is using its sync id"
             ),
+            Refusal::KeyElsewhere {
+                fingerprint,
+                sync_machine,
+            } => write!(
+                f,
+                "key {fingerprint} is pinned to sync machine {sync_machine}: if this store's \
+                 sync id changed, run `aletheia hub keys --forget {sync_machine}` where the \
+                 hub's store is"
+            ),
+            Refusal::NameTaken { fingerprint } => write!(
+                f,
+                "another key with fingerprint {fingerprint} is known to the hub: this key's \
+                 entries cannot be told from that machine's, so the hub keeps none of them"
+            ),
+            Refusal::OtherToken { sync_machine } => write!(
+                f,
+                "sync machine {sync_machine} belongs to another token: each machine syncs \
+                 with the token it first synced with"
+            ),
             Refusal::SharedKey => write!(
                 f,
                 "the hub's store signs with this machine's key (its file is in this machine's \
@@ -105,21 +133,44 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
-/// The pin check, then [`admit`]: what a hub keeps of a [`Push`], given the key pinned for its
-/// sync machine and the entries `held` as [`admit`] takes them.
-pub fn receive(
-    pinned: Option<&PublicKey>,
-    held: &[Entry],
-    push: &Push,
-) -> Result<Vec<Entry>, Refusal> {
-    if let super::Pin::Changed { was } = super::pin(pinned, &push.key) {
+/// What a store holds that decides a [`Push`]: the key pinned to its sync machine, the key
+/// known under its key's fingerprint (with the sync machine that key is pinned to, empty once
+/// forgotten), and its chain's entries as [`admit`] takes them.
+#[derive(Debug, Clone, Copy)]
+pub struct Known<'a> {
+    pub pinned: Option<&'a PublicKey>,
+    pub named: Option<(&'a PublicKey, &'a str)>,
+    pub held: &'a [Entry],
+}
+
+/// What a hub keeps of a [`Push`], and whether to pin its key to its sync machine.
+///
+/// A key is pinned on first sight only once an entry it signed is kept, which proves the
+/// pusher holds it: a key anyone can read (the hub serves them) cannot be pinned to a sync
+/// machine by someone else to lock its owner out. A key stays pinned to one sync machine.
+pub fn receive(known: Known<'_>, push: &Push) -> Result<(Vec<Entry>, bool), Refusal> {
+    let fingerprint = push.key.fingerprint();
+    if let super::Pin::Changed { was } = super::pin(known.pinned, &push.key) {
         return Err(Refusal::KeyChanged {
             sync_machine: push.machine.clone(),
             was: was.fingerprint(),
-            now: push.key.fingerprint(),
+            now: fingerprint,
         });
     }
-    admit(held, &push.key, &push.entries)
+    if let Some((key, sync_machine)) = known.named {
+        if *key != push.key {
+            return Err(Refusal::NameTaken { fingerprint });
+        }
+        if !sync_machine.is_empty() && sync_machine != push.machine {
+            return Err(Refusal::KeyElsewhere {
+                fingerprint,
+                sync_machine: sync_machine.to_owned(),
+            });
+        }
+    }
+    let taken = admit(known.held, &push.key, &push.entries)?;
+    let pin = known.pinned.is_none() && !taken.is_empty();
+    Ok((taken, pin))
 }
 
 /// Which of `entries` (one machine's chain, signed with `key`) to keep: those not held yet,
@@ -236,16 +287,41 @@ mod tests {
         let push = Push {
             machine: "m1".into(),
             key: other.public(),
-            entries: theirs,
+            entries: theirs.clone(),
         };
-        let refusal = receive(Some(&key.public()), &[], &push).unwrap_err();
+        let (kp, op) = (key.public(), other.public());
+        let known = |pinned, named| Known {
+            pinned,
+            named,
+            held: &[],
+        };
+        let refusal = receive(known(Some(&kp), None), &push).unwrap_err();
         assert!(
             refusal
                 .to_string()
                 .contains("aletheia hub keys --forget m1"),
             "{refusal}"
         );
-        assert_eq!(receive(Some(&other.public()), &[], &push).unwrap().len(), 1);
-        assert_eq!(receive(None, &[], &push).unwrap().len(), 1);
+        let (kept, pin) = receive(known(Some(&op), None), &push).unwrap();
+        assert_eq!((kept.len(), pin), (1, false), "pinned already");
+        // First sight: kept, and pinned since an entry proved the key.
+        assert_eq!(receive(known(None, None), &push).unwrap(), (theirs, true));
+        // Nothing new proves nothing: the key is not pinned.
+        let empty = Push {
+            entries: vec![],
+            ..push.clone()
+        };
+        assert_eq!(receive(known(None, None), &empty).unwrap(), (vec![], false));
+        // A key pinned to another sync machine stays there.
+        let elsewhere = receive(known(None, Some((&op, "m0"))), &push);
+        assert!(
+            matches!(elsewhere, Err(Refusal::KeyElsewhere { .. })),
+            "{elsewhere:?}"
+        );
+        // Another key under this key's name is refused.
+        assert!(matches!(
+            receive(known(None, Some((&kp, ""))), &push),
+            Err(Refusal::NameTaken { .. })
+        ));
     }
 }

@@ -289,6 +289,17 @@ impl Store {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(err)?;
+        // This machine's key beside the others', were it missing (a chain begun before keys
+        // were kept): a replaced key file must not leave its old chain unchecked.
+        tx.execute(
+            "INSERT OR IGNORE INTO history_keys (machine, public_key, first_seen) VALUES (?1, ?2, ?3)",
+            rusqlite::params![
+                signer.machine,
+                signer.key.public().to_text(),
+                crate::time::now_ms()
+            ],
+        )
+        .map_err(err)?;
         let baseline = seal(&tx, Some(&signer), 0, true, crate::time::now_ms()).map_err(err)?;
         // Changes no write signed: made while the key could not be read, or outside aletheia
         // with its triggers in place. Each also shows below as an item not as left.

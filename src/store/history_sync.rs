@@ -10,7 +10,7 @@
 use super::history::{ENTRY_COLUMNS, entry, insert};
 use super::sync::{advance_meta, get_meta};
 use super::{Store, StoreError, signer_of};
-use crate::history::sync::{self as travel, Page, Pinned, Push, Refusal};
+use crate::history::sync::{self as travel, Known, Page, Pinned, Push, Refusal};
 use crate::history::{Entry, Pin, PublicKey};
 use rusqlite::{OptionalExtension, Transaction, params};
 use std::collections::{BTreeMap, HashMap};
@@ -28,6 +28,8 @@ pub struct Pulled {
     pub stored: usize,
     /// What was not kept, or a key that changed: one line each.
     pub warnings: Vec<String>,
+    /// Something did not hold: the cursor stayed, and the pull stops here.
+    pub stalled: bool,
 }
 
 /// The key pinned to sync machine `sync_machine`.
@@ -72,19 +74,34 @@ fn pin(
     Ok(())
 }
 
-/// What the store holds of `machine`'s chain from just before `from` on, and its newest entry:
-/// what [`travel::admit`] checks new entries against.
-fn held(tx: &rusqlite::Connection, machine: &str, from: i64) -> rusqlite::Result<Vec<Entry>> {
-    tx.prepare_cached(&format!(
-        "SELECT {ENTRY_COLUMNS} FROM history WHERE machine = ?1
-           AND (seq >= ?2 - 1 OR seq = (SELECT max(seq) FROM history WHERE machine = ?1))"
-    ))?
-    .query_map(params![machine, from], entry)?
-    .collect()
+/// The key known under fingerprint `machine`, with the sync machine it is pinned to.
+fn named(
+    tx: &rusqlite::Connection,
+    machine: &str,
+) -> rusqlite::Result<Option<(PublicKey, String)>> {
+    let row: Option<(String, String)> = tx
+        .prepare_cached("SELECT public_key, sync_machine FROM history_keys WHERE machine = ?1")?
+        .query_row([machine], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    Ok(row.and_then(|(k, s)| Some((PublicKey::from_text(&k).ok()?, s))))
 }
 
-fn first_seq(entries: &[Entry]) -> i64 {
-    entries.iter().map(|e| e.seq).min().unwrap_or(1)
+/// What the store holds of `machine`'s chain over the seqs `entries` name (from the entry
+/// before the first), and its newest entry: what [`travel::admit`] checks them against.
+fn held(
+    tx: &rusqlite::Connection,
+    machine: &str,
+    entries: &[Entry],
+) -> rusqlite::Result<Vec<Entry>> {
+    let from = entries.iter().map(|e| e.seq).min().unwrap_or(1);
+    let to = entries.iter().map(|e| e.seq).max().unwrap_or(0);
+    tx.prepare_cached(&format!(
+        "SELECT {ENTRY_COLUMNS} FROM history WHERE machine = ?1
+           AND (seq BETWEEN ?2 - 1 AND ?3
+                OR seq = (SELECT max(seq) FROM history WHERE machine = ?1))"
+    ))?
+    .query_map(params![machine, from, to], entry)?
+    .collect()
 }
 
 impl Store {
@@ -147,25 +164,30 @@ impl Store {
             .unwrap_or(0))
     }
 
-    /// Keep what holds of a page pulled from the hub, and move the cursor past it.
+    /// Keep what holds of a page pulled from the hub, and move the cursor past it, unless
+    /// something in it did not hold.
     ///
     /// Each key is pinned to its sync machine on first sight; a key the hub now gives for a
-    /// sync machine that had another is taken (the hub takes it only once a person told it
-    /// to) and reported. Each machine's entries are checked as the next of what this store
-    /// holds of its chain; a machine whose entries do not hold is reported with the first that
-    /// does not, and none of its entries in the page are kept.
+    /// sync machine that had another is taken and reported (the hub gives one only after a
+    /// person forgot the old pin there). Each machine's entries are checked as the next of
+    /// what this store holds of its chain; a machine whose entries do not hold is reported with
+    /// the first that does not, none of its entries in the page are kept, and the cursor stays
+    /// where it was: the next sync asks for the page again (what was kept is skipped then), so
+    /// the warning stands until the hub's copy is repaired, and nothing is lost meanwhile.
     pub fn history_pulled(&mut self, page: &Page, now: i64) -> Result<Pulled, StoreError> {
         let own = self.history_machine();
         self.write(|tx| {
             let mut out = Pulled::default();
             for k in &page.keys {
-                if k.public_key.fingerprint() != k.machine {
+                let fingerprint = k.public_key.fingerprint();
+                let known = key_of(tx, &k.machine)?;
+                if fingerprint != k.machine || known.is_some_and(|key| key != k.public_key) {
                     out.warnings.push(format!(
-                        "the hub gave key {} for machine {}, whose name is another key's: \
-                         its entries were not kept",
-                        k.public_key.fingerprint(),
+                        "the hub gave key {fingerprint} for machine {}, which is another key's \
+                         name: its entries were not kept",
                         k.machine
                     ));
+                    out.stalled = true;
                     continue;
                 }
                 if let Pin::Changed { was } =
@@ -200,9 +222,10 @@ impl Store {
                     out.warnings.push(format!(
                         "the hub gave entries of machine {machine} without its key: they were not kept"
                     ));
+                    out.stalled = true;
                     continue;
                 };
-                let held = held(tx, machine, first_seq(&entries))?;
+                let held = held(tx, machine, &entries)?;
                 match travel::admit(&held, &key, &entries) {
                     Ok(taken) => {
                         for e in &taken {
@@ -210,33 +233,68 @@ impl Store {
                         }
                         out.stored += taken.len();
                     }
-                    Err(r) => out.warnings.push(format!("not kept from the hub: {r}")),
+                    Err(r) => {
+                        out.warnings.push(format!("not kept from the hub: {r}"));
+                        out.stalled = true;
+                    }
                 }
             }
-            advance_meta(tx, PULLED, page.next)?;
+            if !out.stalled {
+                advance_meta(tx, PULLED, page.next)?;
+            }
             Ok(out)
         })
     }
 
-    /// A hub's side: take a machine's push (see [`crate::store::contract::HistoryHub`]).
+    /// A hub's side: take a machine's push with `token` (see
+    /// [`crate::store::contract::HistoryHub`]).
     pub fn history_receive(
         &mut self,
         push: &Push,
+        token: i64,
         now: i64,
     ) -> Result<Result<usize, Refusal>, StoreError> {
         let own = self.history_machine();
         self.write(|tx| {
-            if own == Some(push.key.fingerprint()) {
+            let machine = push.key.fingerprint();
+            if own.as_deref() == Some(machine.as_str()) {
                 return Ok(Err(Refusal::SharedKey));
             }
-            let machine = push.key.fingerprint();
+            // A sync machine belongs to the first token that pushed with it, its items or its
+            // history, as a push of items has it.
+            let bound: Option<i64> = tx
+                .prepare_cached("SELECT token FROM sync_machines WHERE machine = ?1")?
+                .query_row([&push.machine], |r| r.get(0))
+                .optional()?;
+            match bound {
+                Some(t) if t != token => {
+                    return Ok(Err(Refusal::OtherToken {
+                        sync_machine: push.machine.clone(),
+                    }));
+                }
+                Some(_) => {}
+                None => {
+                    tx.prepare_cached(
+                        "INSERT INTO sync_machines (machine, token) VALUES (?1, ?2)",
+                    )?
+                    .execute(params![push.machine, token])?;
+                }
+            }
             let pinned = pinned_to(tx, &push.machine)?;
-            let held = held(tx, &machine, first_seq(&push.entries))?;
-            let taken = match travel::receive(pinned.as_ref(), &held, push) {
+            let named = named(tx, &machine)?;
+            let held = held(tx, &machine, &push.entries)?;
+            let known = Known {
+                pinned: pinned.as_ref(),
+                named: named.as_ref().map(|(k, s)| (k, s.as_str())),
+                held: &held,
+            };
+            let (taken, pin_it) = match travel::receive(known, push) {
                 Ok(t) => t,
                 Err(r) => return Ok(Err(r)),
             };
-            pin(tx, &push.machine, &push.key, now)?;
+            if pin_it {
+                pin(tx, &push.machine, &push.key, now)?;
+            }
             let mut arrival: i64 = tx
                 .prepare_cached("SELECT ifnull(max(arrival), 0) FROM history")?
                 .query_row([], |r| r.get(0))?;
@@ -257,8 +315,10 @@ impl Store {
     ) -> Result<Page, StoreError> {
         let err = |e| self.err(e);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows: Vec<(Entry, i64)> = self
-            .conn
+        // One read transaction, one snapshot: a push committed between two of the reads below
+        // would otherwise have `next` pass entries the rows did not include.
+        let tx = self.conn.unchecked_transaction().map_err(err)?;
+        let rows: Vec<(Entry, i64)> = tx
             .prepare_cached(&format!(
                 "SELECT {ENTRY_COLUMNS}, arrival FROM history
                  WHERE arrival > ?1 AND machine <> ?2 ORDER BY arrival LIMIT ?3"
@@ -274,16 +334,14 @@ impl Store {
         // given (its own), so it does not ask for them again.
         let next = match rows.last() {
             Some((_, a)) => *a,
-            None => self
-                .conn
+            None => tx
                 .query_row("SELECT ifnull(max(arrival), 0) FROM history", [], |r| {
                     r.get::<_, i64>(0)
                 })
                 .map_err(err)?
                 .max(after),
         };
-        let left: i64 = self
-            .conn
+        let left: i64 = tx
             .query_row(
                 "SELECT count(*) FROM history WHERE arrival > ?1 AND machine <> ?2",
                 params![next, except],
@@ -295,8 +353,7 @@ impl Store {
             if keys.contains_key(e.machine.as_str()) {
                 continue;
             }
-            let pinned = self
-                .conn
+            let pinned = tx
                 .prepare_cached(
                     "SELECT machine, sync_machine, public_key, first_seen FROM history_keys
                      WHERE machine = ?1",
@@ -312,6 +369,7 @@ impl Store {
         }
         let mut keys: Vec<Pinned> = keys.into_values().collect();
         keys.sort_by(|a, b| a.machine.cmp(&b.machine));
+        drop(tx);
         Ok(Page {
             entries: rows.into_iter().map(|(e, _)| e).collect(),
             keys,
@@ -366,4 +424,89 @@ fn pinned_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<Pinned>> {
         public_key,
         first_seen,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{Change, MachineKey, append, content_hash};
+    use crate::store::OpenOptions;
+
+    fn chain(key: &MachineKey, n: i64) -> Vec<Entry> {
+        let machine = key.public().fingerprint();
+        let mut out: Vec<Entry> = Vec::new();
+        for i in 0..n {
+            let item = format!("memory:{i}");
+            let change = Change {
+                action: "memory.insert",
+                item: &item,
+                content_hash: content_hash(&[&item]),
+                actor: "",
+                at_ms: 1000 + i,
+            };
+            out.push(append(key, &machine, out.last(), &change));
+        }
+        out
+    }
+
+    fn push(machine: &str, key: &MachineKey, entries: Vec<Entry>) -> Push {
+        Push {
+            machine: machine.into(),
+            key: key.public(),
+            entries,
+        }
+    }
+
+    /// Public keys and sync ids are no secret (the hub serves both): neither lets a token lock
+    /// another machine out of history sync.
+    #[test]
+    fn no_token_can_pin_a_key_it_does_not_hold_or_take_another_tokens_machine() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut hub =
+            Store::open_hub(&dir.path().join("team.db"), OpenOptions::INTERACTIVE).unwrap();
+        let (victim, attacker) = (
+            MachineKey::from_seed(&[1; 32]),
+            MachineKey::from_seed(&[2; 32]),
+        );
+        let entries = chain(&victim, 3);
+        assert_eq!(
+            hub.history_receive(&push("v", &victim, entries[..2].to_vec()), 1, 5)
+                .unwrap(),
+            Ok(2)
+        );
+        // Another token cannot push under the victim's sync machine.
+        let taken = hub.history_receive(&push("v", &attacker, chain(&attacker, 1)), 2, 6);
+        assert!(
+            matches!(taken, Ok(Err(Refusal::OtherToken { .. }))),
+            "{taken:?}"
+        );
+        // Nor move the victim's key to a sync machine of its own, with nothing or with the
+        // victim's own entries replayed.
+        for replayed in [vec![], entries.clone()] {
+            let moved = hub.history_receive(&push("decoy", &victim, replayed), 2, 7);
+            assert!(
+                matches!(moved, Ok(Err(Refusal::KeyElsewhere { .. }))),
+                "{moved:?}"
+            );
+        }
+        // An empty push under a fresh sync machine proves no key: nothing is pinned to it.
+        assert_eq!(
+            hub.history_receive(&push("fresh", &attacker, vec![]), 3, 8)
+                .unwrap(),
+            Ok(0)
+        );
+        let pins = hub.history_pins().unwrap();
+        assert_eq!(
+            pins.iter()
+                .map(|(p, n)| (p.sync_machine.as_str(), *n))
+                .collect::<Vec<_>>(),
+            [("v", 2)]
+        );
+        // The victim goes on as before.
+        assert_eq!(
+            hub.history_receive(&push("v", &victim, entries), 1, 9)
+                .unwrap(),
+            Ok(1)
+        );
+    }
 }

@@ -51,7 +51,6 @@ pub use contract::{
     SearchIndex, Storage, SyncHub, Upkeep, Vectors,
 };
 pub use events::Record;
-pub use history_sync::Pulled as HistoryPulled;
 use memories::{COLUMNS, from_row};
 pub use memories::{Inserted, MemoryFilter, content_hash};
 use memories::{insert_tx, touch_capture};

@@ -20,6 +20,9 @@ pub const DEFAULT_BATCH: usize = 1000;
 /// there are several entries for each item that travels.
 const HISTORY_BATCH: usize = 1000;
 
+/// The most pages of other machines' histories one sync pulls: ten million entries.
+const MAX_HISTORY_PAGES: usize = 10_000;
+
 /// Text in one pushed batch, below the hub's 4 MiB request limit with room for the JSON.
 const MAX_BATCH_BYTES: usize = 2 * 1024 * 1024;
 
@@ -75,9 +78,6 @@ pub enum SyncError {
     Token { status: u16, body: String },
     #[error("the hub answered {status}: {body}")]
     Hub { status: u16, body: String },
-    /// The hub kept none of this machine's history: its key or an entry did not hold.
-    #[error("the hub refused this machine's signed history: {0}")]
-    History(String),
 }
 
 /// The number of items per batch: `ALETHEIA_SYNC_BATCH`, else [`DEFAULT_BATCH`].
@@ -354,25 +354,19 @@ fn push_then_pull(
 
 /// Push this machine's signed history, then pull the other machines', each checked before it
 /// is kept (see [`crate::history::sync`]). A hub from before histories travelled answers 404,
-/// and the sync goes on without them.
+/// and the sync goes on without them. What the hub refuses, or a pulled entry that does not
+/// hold, is a warning: the items synced, and the next sync tries the history again.
 fn histories(
     store: &mut Store,
     client: &Client,
     machine: &str,
     report: &mut Report,
 ) -> Result<(), SyncError> {
-    let batch = HISTORY_BATCH;
     #[derive(serde::Deserialize)]
     struct Stored {
         stored: usize,
     }
-    let refused = |e: SyncError| match e {
-        SyncError::Hub {
-            status: 409 | 422,
-            body,
-        } => SyncError::History(body),
-        e => e,
-    };
+    let batch = HISTORY_BATCH;
     loop {
         let Some(push) = store.history_out(machine, batch)? else {
             break;
@@ -383,13 +377,23 @@ fn histories(
         let body = serde_json::to_string(&push).unwrap_or_default();
         let answer: Stored = match client.call("/v1/sync/history", Some(&body)) {
             Err(SyncError::Hub { status: 404, .. }) => return Ok(()),
-            other => other.map_err(refused)?,
+            Err(SyncError::Hub {
+                status: 403 | 409 | 422,
+                body,
+            }) => {
+                report.history_warnings.push(format!(
+                    "the hub refused this machine's signed history: {body}"
+                ));
+                break;
+            }
+            other => other?,
         };
         report.history_pushed += answer.stored;
         store.history_pushed(&push, last)?;
     }
     let own = store.history_machine().unwrap_or_default();
-    loop {
+    // A hub that keeps answering with more cannot hold a sync forever.
+    for _ in 0..MAX_HISTORY_PAGES {
         let cursor = store.history_pulled_up_to()?;
         let page: crate::history::sync::Page = match client.call(
             &format!("/v1/sync/history?after={cursor}&limit={batch}&except={own}"),
@@ -401,7 +405,7 @@ fn histories(
         let pulled = store.history_pulled(&page, crate::time::now_ms())?;
         report.history_pulled += pulled.stored;
         report.history_warnings.extend(pulled.warnings);
-        if page.left == 0 || page.next <= cursor {
+        if pulled.stalled || page.left == 0 || page.next <= cursor {
             break;
         }
     }

@@ -2,9 +2,9 @@
 //! `admin` tokens:
 //!
 //! - `POST /v1/sync/history` a machine's own entries (`{"machine", "key", "entries"}`) →
-//!   `{"stored"}`; `409 key_changed` when the key is not the one pinned for the machine, `422
-//!   history_refused` naming the first entry that does not hold. Nothing of a refused push is
-//!   kept.
+//!   `{"stored"}`; `409 key_changed` when the key is not the one pinned for the machine (or is
+//!   pinned to another), `403` when the machine is another token's, `422 history_refused`
+//!   naming the first entry that does not hold. Nothing of a refused push is kept.
 //! - `GET /v1/sync/history?after=<n>&limit=<n>&except=<machine>` → `{"entries", "keys",
 //!   "next", "left"}`: the entries the hub took after `n`, without machine `except`'s (the
 //!   puller's own), with each machine's key.
@@ -51,13 +51,19 @@ async fn push(
         )
         .into_response();
     }
+    let token_id = token.0.id;
     let result = state
-        .with_store(move |store| store.history_receive(&push, crate::time::now_ms()))
+        .with_store(move |store| store.history_receive(&push, token_id, crate::time::now_ms()))
         .await;
     let response = match result {
         Ok(Ok(Ok(stored))) => Json(json!({ "stored": stored })).into_response(),
-        Ok(Ok(Err(r @ Refusal::KeyChanged { .. }))) => {
-            ApiError::new(409, "key_changed", r.to_string()).into_response()
+        Ok(Ok(Err(
+            r @ (Refusal::KeyChanged { .. }
+            | Refusal::KeyElsewhere { .. }
+            | Refusal::NameTaken { .. }),
+        ))) => ApiError::new(409, "key_changed", r.to_string()).into_response(),
+        Ok(Ok(Err(r @ Refusal::OtherToken { .. }))) => {
+            ApiError::new(403, "forbidden", r.to_string()).into_response()
         }
         Ok(Ok(Err(r))) => ApiError::new(422, "history_refused", r.to_string()).into_response(),
         Ok(Err(e)) => unavailable(e),

@@ -485,13 +485,16 @@ contract! {
 
     /// A hub's copy of the machines' signed histories (see [`crate::history::sync`]).
     pub trait HistoryHub {
-        /// Take a machine's push in one transaction: refuse it whole when its key is not the
-        /// one pinned for its sync machine or an entry does not hold as the next of its chain;
-        /// else pin the key on first sight and keep the entries not held yet, numbered in the
-        /// order taken. How many were new, or why none were kept.
+        /// Take a machine's push with `token` in one transaction (see
+        /// [`crate::history::sync::receive`]): refuse it whole when its sync machine is
+        /// another token's, its key is not the one pinned for its sync machine, or an entry
+        /// does not hold as the next of its chain; else keep the entries not held yet,
+        /// numbered in the order taken, and pin the key once one proved it. How many were new,
+        /// or why none were kept.
         fn history_receive(
             &mut self,
             push: &Push,
+            token: i64,
             now: i64,
         ) -> Result<Result<usize, Refusal>, StoreError>;
         /// Up to `limit` entries taken after `after`, without machine `except`'s (a

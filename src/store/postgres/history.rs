@@ -7,7 +7,7 @@
 //! passes an entry committed late under a smaller number (as the sync sequence, see `sync`).
 
 use super::{PgStore, pg_error};
-use crate::history::sync::{self as travel, Page, Pinned, Push, Refusal};
+use crate::history::sync::{self as travel, Known, Page, Pinned, Push, Refusal};
 use crate::history::{Entry, PublicKey, from_hex, to_hex};
 use crate::store::StoreError;
 use crate::store::contract::HistoryHub;
@@ -68,44 +68,84 @@ impl HistoryHub for PgStore {
     fn history_receive(
         &mut self,
         push: &Push,
+        token: i64,
         now: i64,
     ) -> Result<Result<usize, Refusal>, StoreError> {
         let name = self.name().to_owned();
         let pg = |e| pg_error(&name, e);
         self.write_or(|tx| {
+            // Read committed whatever the database's default: each statement after the lock
+            // sees what the pushes before it committed.
+            tx.batch_execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+                .map_err(pg)?;
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&HISTORY_LOCK])
                 .map_err(pg)?;
+            // A sync machine belongs to the first token that pushed with it, its items or its
+            // history, as a push of items has it.
+            let bound: Option<i64> = tx
+                .query_opt(
+                    "SELECT token FROM sync_machines WHERE machine = $1",
+                    &[&push.machine],
+                )
+                .map_err(pg)?
+                .map(|r| r.get(0));
+            match bound {
+                Some(t) if t != token => {
+                    return Ok(Err(Refusal::OtherToken {
+                        sync_machine: push.machine.clone(),
+                    }));
+                }
+                Some(_) => {}
+                None => {
+                    tx.execute(
+                        "INSERT INTO sync_machines (machine, token) VALUES ($1, $2)",
+                        &[&push.machine, &token],
+                    )
+                    .map_err(pg)?;
+                }
+            }
             let machine = push.key.fingerprint();
             let pinned = pinned_to(tx, &push.machine).map_err(pg)?;
+            let named: Option<(PublicKey, String)> = tx
+                .query_opt(
+                    "SELECT public_key, sync_machine FROM history_keys WHERE machine = $1",
+                    &[&machine],
+                )
+                .map_err(pg)?
+                .and_then(|r| Some((PublicKey::from_text(r.get(0)).ok()?, r.get(1))));
             let from = push.entries.iter().map(|e| e.seq).min().unwrap_or(1);
+            let to = push.entries.iter().map(|e| e.seq).max().unwrap_or(0);
             let held = tx
                 .query(
                     &format!(
                         "SELECT {ENTRY_COLUMNS} FROM history WHERE machine = $1
-                           AND (seq >= $2::bigint - 1 OR seq = (SELECT max(seq) FROM history WHERE machine = $1))"
+                           AND (seq BETWEEN $2::bigint - 1 AND $3::bigint
+                                OR seq = (SELECT max(seq) FROM history WHERE machine = $1))"
                     ),
-                    &[&machine, &from],
+                    &[&machine, &from, &to],
                 )
                 .map_err(pg)?
                 .iter()
                 .map(entry)
                 .collect::<Result<Vec<_>, _>>()?;
-            let taken = match travel::receive(pinned.as_ref(), &held, push) {
+            let known = Known {
+                pinned: pinned.as_ref(),
+                named: named.as_ref().map(|(k, s)| (k, s.as_str())),
+                held: &held,
+            };
+            let (taken, pin_it) = match travel::receive(known, push) {
                 Ok(t) => t,
                 Err(r) => return Ok(Err(r)),
             };
-            tx.execute(
-                "UPDATE history_keys SET sync_machine = '' WHERE sync_machine = $1 AND machine <> $2",
-                &[&push.machine, &machine],
-            )
-            .map_err(pg)?;
-            tx.execute(
-                "INSERT INTO history_keys (machine, public_key, first_seen, sync_machine)
-                 VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (machine) DO UPDATE SET sync_machine = excluded.sync_machine",
-                &[&machine, &push.key.to_text(), &now, &push.machine],
-            )
-            .map_err(pg)?;
+            if pin_it {
+                tx.execute(
+                    "INSERT INTO history_keys (machine, public_key, first_seen, sync_machine)
+                     VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (machine) DO UPDATE SET sync_machine = excluded.sync_machine",
+                    &[&machine, &push.key.to_text(), &now, &push.machine],
+                )
+                .map_err(pg)?;
+            }
             let mut arrival: i64 = tx
                 .query_one("SELECT coalesce(max(arrival), 0) FROM history", &[])
                 .map_err(pg)?
