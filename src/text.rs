@@ -328,6 +328,46 @@ impl Text for ops::drift::Drift {
     }
 }
 
+impl Text for ops::inspect::Inspect {
+    /// The memory's line, then each version newest first: its number, whether original or an
+    /// edit, who wrote it and when, and its text.
+    fn text(r: &Self::Output, clock: &Clock) -> Rendered {
+        let when = |at: i64| {
+            format!(
+                "{} ({})",
+                clock.date_minute(at),
+                provenance::age(at, clock.now())
+            )
+        };
+        let mut lines = vec![hit_line(&r.memory, clock)];
+        lines.push(match r.versions.len() {
+            1 => "1 version: never edited.".to_owned(),
+            n => format!("{n} versions, newest first:"),
+        });
+        for v in &r.versions {
+            let replaced = match v.replaced_at {
+                None => "current".to_owned(),
+                Some(at) => format!("replaced {}", when(at)),
+            };
+            lines.push(format!(
+                "v{} {} by {}, written {}; {replaced}",
+                v.version,
+                v.classification,
+                v.source,
+                when(v.written_at)
+            ));
+            lines.push(format!("  {}", v.title.replace('\n', " ")));
+            if v.text != v.title {
+                lines.push(format!(
+                    "  {}",
+                    crate::model::cut_chars(&v.text.replace('\n', " "), 300)
+                ));
+            }
+        }
+        Rendered::recalled(lines.join("\n"))
+    }
+}
+
 impl Text for ops::why::Why {
     /// The chain, one step a line, from what was asked about back to what stored it.
     fn text(c: &Self::Output, clock: &Clock) -> Rendered {
@@ -526,6 +566,15 @@ impl Text for ops::memories::SaveMemory {
         } else {
             format!("Already saved as #{}.", s.id)
         })
+    }
+}
+
+impl Text for ops::curate::EditNote {
+    fn text(e: &Self::Output, _: &Clock) -> Rendered {
+        Rendered::plain(format!(
+            "Edited #{}; the text it replaced is kept (aletheia inspect {}).",
+            e.id, e.id
+        ))
     }
 }
 

@@ -46,6 +46,8 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('timeline', 'timeline', [CompletionResultType]::ParameterValue, 'Show the memories before and after one memory')
             [CompletionResult]::new('observations', 'observations', [CompletionResultType]::ParameterValue, 'Show memories in full by id')
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Where a memory or fact came from: the fact, its memory, the original message, the session, and the hook event or call that stored it, with times')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'One memory with every text it held, newest first: who wrote each and when')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace a note''s text (and title); the old text is kept as a version')
             [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'The memories whose files changed or went away since they were written, in this folder')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check the signed history: every chain and signature, and that nothing was changed behind aletheia''s back')
             [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
@@ -529,6 +531,19 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'aletheia;inspect' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;edit' {
+            [CompletionResult]::new('--title', '--title', [CompletionResultType]::ParameterName, 'The new title (default: the first 100 characters of the text)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'aletheia;drift' {
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project; it must be this folder''s (the default)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
@@ -689,6 +704,8 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('timeline', 'timeline', [CompletionResultType]::ParameterValue, 'Show the memories before and after one memory')
             [CompletionResult]::new('observations', 'observations', [CompletionResultType]::ParameterValue, 'Show memories in full by id')
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Where a memory or fact came from: the fact, its memory, the original message, the session, and the hook event or call that stored it, with times')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'One memory with every text it held, newest first: who wrote each and when')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace a note''s text (and title); the old text is kept as a version')
             [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'The memories whose files changed or went away since they were written, in this folder')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check the signed history: every chain and signature, and that nothing was changed behind aletheia''s back')
             [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
@@ -839,6 +856,12 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;help;why' {
+            break
+        }
+        'aletheia;help;inspect' {
+            break
+        }
+        'aletheia;help;edit' {
             break
         }
         'aletheia;help;drift' {

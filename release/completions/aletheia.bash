@@ -46,6 +46,9 @@ _aletheia() {
             aletheia,drift)
                 cmd="aletheia__subcmd__drift"
                 ;;
+            aletheia,edit)
+                cmd="aletheia__subcmd__edit"
+                ;;
             aletheia,export)
                 cmd="aletheia__subcmd__export"
                 ;;
@@ -66,6 +69,9 @@ _aletheia() {
                 ;;
             aletheia,index)
                 cmd="aletheia__subcmd__index"
+                ;;
+            aletheia,inspect)
+                cmd="aletheia__subcmd__inspect"
                 ;;
             aletheia,install)
                 cmd="aletheia__subcmd__install"
@@ -160,6 +166,9 @@ _aletheia() {
             aletheia__subcmd__help,drift)
                 cmd="aletheia__subcmd__help__subcmd__drift"
                 ;;
+            aletheia__subcmd__help,edit)
+                cmd="aletheia__subcmd__help__subcmd__edit"
+                ;;
             aletheia__subcmd__help,export)
                 cmd="aletheia__subcmd__help__subcmd__export"
                 ;;
@@ -180,6 +189,9 @@ _aletheia() {
                 ;;
             aletheia__subcmd__help,index)
                 cmd="aletheia__subcmd__help__subcmd__index"
+                ;;
+            aletheia__subcmd__help,inspect)
+                cmd="aletheia__subcmd__help__subcmd__inspect"
                 ;;
             aletheia__subcmd__help,install)
                 cmd="aletheia__subcmd__help__subcmd__install"
@@ -464,7 +476,7 @@ _aletheia() {
 
     case "${cmd}" in
         aletheia)
-            opts="-h -V --json --help --version hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="-h -V --json --help --version hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -665,6 +677,24 @@ _aletheia() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aletheia__subcmd__edit)
+            opts="-h --title --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --title)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aletheia__subcmd__export)
             opts="-h --project --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -710,7 +740,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help)
-            opts="hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -863,6 +893,20 @@ _aletheia() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aletheia__subcmd__help__subcmd__edit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aletheia__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -990,6 +1034,20 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help__subcmd__index)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__inspect)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1740,6 +1798,20 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__index)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__inspect)
             opts="-h --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

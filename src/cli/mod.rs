@@ -19,6 +19,7 @@ pub mod hub_migrate;
 pub mod import;
 #[cfg(feature = "semantic")]
 pub mod index;
+pub mod inspect;
 pub mod install;
 pub mod items;
 pub mod list;

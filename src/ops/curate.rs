@@ -267,8 +267,8 @@ pub struct Edited {
 
 impl Operation for EditNote {
     const NAME: &'static str = "edit_note";
-    const DESCRIPTION: &'static str = "Replace a note's text and title. Secrets are redacted first. Only notes (kind note) can be edited; what hooks captured stays as it was. Destructive: the old text is not kept.";
-    const ACCESS: Access = Access::Destructive;
+    const DESCRIPTION: &'static str = "Replace a note's text and title. Secrets are redacted first. Only notes (kind note) can be edited; what hooks captured stays as it was. The old text is kept as a version (inspect).";
+    const ACCESS: Access = Access::Write;
     const IDEMPOTENT: bool = true;
     type Output = Edited;
 
@@ -296,7 +296,8 @@ impl Operation for EditNote {
             mtype: old.mtype,
             title,
             text,
-            host: old.host,
+            // Who writes the new text: the store keeps it as the version's source.
+            host: ctx.caller.name.clone(),
             session_id: old.session_id,
             files: old.files,
             pinned: old.pinned,
@@ -309,7 +310,7 @@ impl Operation for EditNote {
                 "Note #{other} already holds that title and text."
             )));
         }
-        ctx.store.replace_text(id, &m)?;
+        ctx.store.replace_text(id, &m, ctx.clock.now())?;
         Ok(Edited {
             id,
             title: m.get().title.clone(),

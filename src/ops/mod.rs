@@ -19,6 +19,7 @@ pub mod compress;
 pub mod curate;
 pub mod doctor;
 pub mod drift;
+pub mod inspect;
 pub mod lists;
 pub mod memories;
 pub mod policy;
@@ -389,6 +390,7 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<trust::SetTrust>::ENTRY,
     &Op::<trust::ListTrust>::ENTRY,
     &Op::<why::Why>::ENTRY,
+    &Op::<inspect::Inspect>::ENTRY,
     &Op::<drift::Drift>::ENTRY,
     &Op::<upkeep::Verify>::ENTRY,
     &Op::<compress::Compress>::ENTRY,

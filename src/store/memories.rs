@@ -384,16 +384,16 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Replace the title and text of memory `id` with `m`'s (its other fields stay as they
-    /// were); false when there is no such memory.
-    pub fn replace_text(&mut self, id: i64, m: &Redacted<NewMemory>) -> Result<bool, StoreError> {
+    /// Replace the title and text of memory `id` with `m`'s, written by `m`'s host at `now`
+    /// (its other fields stay as they were), keeping the text it held as a version; whether it
+    /// changed.
+    pub fn replace_text(
+        &mut self,
+        id: i64,
+        m: &Redacted<NewMemory>,
+        now: i64,
+    ) -> Result<bool, StoreError> {
         let m = m.get();
-        let hash = content_hash(&m.title, &m.text);
-        self.write(|tx| {
-            Ok(tx.execute(
-                "UPDATE memories SET title = ?2, text = ?3, content_hash = ?4 WHERE id = ?1",
-                params![id, m.title, m.text, hash],
-            )? == 1)
-        })
+        self.write(|tx| super::versions::edit(tx, id, &m.title, &m.text, &m.host, now))
     }
 }

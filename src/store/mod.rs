@@ -45,6 +45,7 @@ pub mod term_counts;
 mod told;
 pub mod usage;
 pub mod vectors;
+pub mod versions;
 
 pub use contract::{
     Facts, HistoryHub, HubStorage, HubTokens, Inbox, JobWrites, Jobs, Lists, Memories, Rules,

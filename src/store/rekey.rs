@@ -127,6 +127,7 @@ pub(super) fn merge_memory(tx: &Transaction<'_>, from: i64, keep: i64) -> rusqli
         "UPDATE OR IGNORE memory_files SET memory_id = ?2 WHERE memory_id = ?1",
         "UPDATE OR IGNORE episodes SET memory_id = ?2 WHERE memory_id = ?1",
         "UPDATE OR IGNORE extracted SET memory_id = ?2 WHERE memory_id = ?1",
+        "UPDATE memory_versions SET memory_id = ?2 WHERE memory_id = ?1",
     ] {
         tx.execute(sql, params![from, keep])?;
     }

@@ -365,6 +365,23 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE history_keys ADD COLUMN sync_machine TEXT NOT NULL DEFAULT '';
     CREATE INDEX history_keys_by_sync_machine ON history_keys (sync_machine);
     "#,
+    // v10: a memory's earlier texts (see `versions`): an edit keeps the text it replaces, with
+    // who wrote it and when, and the memory records who wrote its current text.
+    r#"
+    ALTER TABLE memories ADD COLUMN edited_by TEXT;
+    ALTER TABLE memories ADD COLUMN edited_at INTEGER;
+    CREATE TABLE memory_versions (
+        id          INTEGER PRIMARY KEY,
+        memory_id   INTEGER NOT NULL,
+        version     INTEGER NOT NULL,
+        title       TEXT    NOT NULL,
+        text        TEXT    NOT NULL,
+        source      TEXT    NOT NULL,
+        written_at  INTEGER NOT NULL,
+        replaced_at INTEGER NOT NULL
+    );
+    CREATE INDEX memory_versions_by_memory ON memory_versions (memory_id, version);
+    "#,
 ];
 
 /// The schema version this binary writes.

@@ -75,6 +75,15 @@ const TABLES: &[(&str, &str, Columns)] = &[
         ],
     ),
     ("client_trust", "rowid", &[("client", Shape::Text)]),
+    (
+        "memory_versions",
+        "id",
+        &[
+            ("title", Shape::Text),
+            ("text", Shape::Text),
+            ("source", Shape::Text),
+        ],
+    ),
 ];
 
 fn redact(r: &Redactor, shape: Shape, text: &str) -> String {
@@ -233,11 +242,13 @@ mod tests {
                    VALUES ('shop', 'todo', 1, '[\"rotate {key}\",{{\"password\":\"hunter2hunter2\"}}]', 1);
                  INSERT INTO facts (project, subject, predicate, object, valid_from, created_at)
                    VALUES ('shop', 'ci', 'uses token', '{key}', 1, 1);
-                 INSERT INTO audit (at, action, item_type, item_id, reason) VALUES (1, 'dismiss', 'memory', '1', 'leaked {key}');"
+                 INSERT INTO audit (at, action, item_type, item_id, reason) VALUES (1, 'dismiss', 'memory', '1', 'leaked {key}');
+                 INSERT INTO memory_versions (memory_id, version, title, text, source, written_at, replaced_at)
+                   VALUES (1, 1, 'token', 'the old text had {key}', 'cli', 1, 2);"
             ))
             .unwrap();
         let r = Redactor::builtin();
-        assert_eq!(s.scrub_records(&r).unwrap(), 4);
+        assert_eq!(s.scrub_records(&r).unwrap(), 5);
         assert_eq!(
             s.scrub_records(&r).unwrap(),
             0,
@@ -248,7 +259,8 @@ mod tests {
             .query_row(
                 "SELECT group_concat(t, ' | ') FROM (
                    SELECT then_text || evidence AS t FROM rules UNION ALL SELECT items FROM work_lists
-                   UNION ALL SELECT object FROM facts UNION ALL SELECT reason FROM audit)",
+                   UNION ALL SELECT object FROM facts UNION ALL SELECT reason FROM audit
+                   UNION ALL SELECT text FROM memory_versions)",
                 [],
                 |row| row.get(0),
             )

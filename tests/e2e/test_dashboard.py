@@ -253,7 +253,13 @@ const log = (m) => console.log("step: " + m);
   await page.fill("textarea[name=text]", "Deploys from home need the office VPN and 2FA.");
   await page.click("form.stack button[type=submit]");
   await page.waitForURL(/ok=edited/);
-  assert((await page.locator("pre.text").innerText()).includes("and 2FA"));
+  assert((await page.locator("pre.text").first().innerText()).includes("and 2FA"));
+  // The text the edit replaced is kept, listed under Versions with the current one first.
+  const versions = await page.locator("ol.versions > li").allInnerTexts();
+  assert.strictEqual(versions.length, 2, versions.join(" | "));
+  assert(versions[0].includes("v2 · edit") && versions[0].includes("current"), versions[0]);
+  assert(versions[1].includes("v1 · original") && versions[1].includes("Deploys from home need the office VPN. "), versions[1]);
+  await showsHostile("versions", [XSS]);
   await shot("07-edited");
 
   log("a POST without the form's token is refused");

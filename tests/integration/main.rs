@@ -50,3 +50,4 @@ mod shipping;
 mod signin;
 mod sync;
 mod trust;
+mod versions;

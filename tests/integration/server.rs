@@ -151,6 +151,36 @@ fn every_route_answers_through_its_operation() {
     let (status, v) = s.req("GET", "/v1/memories/abc", None);
     assert_eq!((status, error_code(&v)), (400, "invalid_argument"), "{v}");
 
+    // An edit keeps the text it replaced: the versions list it, newest first.
+    s.ok(
+        "PUT",
+        &format!("/v1/memories/{id}"),
+        Some(json!({"text": "The shop deploys with pnpm 9; the cache lives in ~/.pnpm-store"})),
+    );
+    let versions = s.ok("GET", &format!("/v1/memories/{id}/versions"), None);
+    let v = versions["versions"].as_array().unwrap();
+    assert_eq!(
+        v.iter()
+            .map(|v| (
+                v["version"].as_i64(),
+                v["classification"].as_str(),
+                v["source"].as_str()
+            ))
+            .collect::<Vec<_>>(),
+        [
+            (Some(2), Some("edit"), Some("api")),
+            (Some(1), Some("original"), Some("api"))
+        ],
+        "{versions}"
+    );
+    assert!(
+        v[1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("The shop deploys with pnpm;")
+    );
+    assert!(v[1]["replaced_at"].is_i64() && v[0]["replaced_at"].is_null());
+
     let around = s.ok("GET", &format!("/v1/memories/{id}/timeline"), None);
     assert!(around.to_string().contains("rounded half-even"), "{around}");
 

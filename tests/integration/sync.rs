@@ -200,6 +200,30 @@ fn two_machines_sync_both_ways_and_a_second_round_changes_nothing(on: On) {
         b.ok(&["search", "billing retries"])
             .contains("laptop note 2")
     );
+    // An edit travels, and the machine it reaches keeps the text it replaced as a version.
+    let id = a.id_of("laptop note 0 about the billing retries");
+    a.ok(&[
+        "edit",
+        &id.to_string(),
+        "laptop note 0: the billing retries back off",
+    ]);
+    a.sync();
+    b.sync();
+    let on_b = b.id_of("laptop note 0: the billing retries back off");
+    let versions = b.json(&["inspect", &on_b.to_string()])["versions"].clone();
+    assert_eq!(
+        versions
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| (v["source"].as_str().unwrap(), v["text"].as_str().unwrap()))
+            .collect::<Vec<_>>(),
+        [
+            ("sync", "laptop note 0: the billing retries back off"),
+            ("cli", "laptop note 0 about the billing retries"),
+        ]
+    );
+    assert_eq!(a.content(), b.content());
     let status = b.json(&["sync", "status"]);
     assert_eq!(status["memories_to_push"], 0);
     assert!(

@@ -7,6 +7,7 @@ use super::{
 };
 use crate::model::{Kind, Memory, MemoryType};
 use crate::ops::curate::{BrowseMemories, EditNote, GetMemory, ListProjects, PinMemory, Shown};
+use crate::ops::inspect::Inspect;
 use crate::ops::memories::{DismissMemory, RestoreMemory, SaveMemory};
 use crate::ops::recall::{GetObservations, Search, Timeline};
 use axum::Router;
@@ -284,6 +285,33 @@ async fn detail(d: St, Path(id): Path<i64>, RawQuery(q): RawQuery) -> Response {
             "<h2>Original message</h2><pre class=\"text\">{}</pre>",
             escape(ep)
         );
+    }
+    // The texts an edit replaced, newest first: shown once there is one.
+    match d.call(Inspect { id }).await {
+        Ok(i) if i.versions.len() > 1 => {
+            h.push_str("<h2>Versions</h2><ol class=\"versions\">");
+            for v in &i.versions {
+                let _ = write!(
+                    h,
+                    "<li><span class=\"muted\">v{n} · {class} · by {by} · {when}{replaced}</span>\
+                     <pre class=\"text\">{text}</pre></li>",
+                    n = v.version,
+                    class = v.classification,
+                    by = escape(&v.source),
+                    when = time(v.written_at),
+                    replaced = v
+                        .replaced_at
+                        .map(|at| format!(" · replaced {}", time(at)))
+                        .unwrap_or_else(|| " · current".into()),
+                    text = escape(&v.text),
+                );
+            }
+            h.push_str("</ol>");
+        }
+        Ok(_) => {}
+        Err(e) => {
+            let _ = write!(h, "<p class=\"error\">{}</p>", escape(&e.to_string()));
+        }
     }
     h.push_str("<h2>Timeline</h2>");
     let tl = d

@@ -79,6 +79,7 @@ use super::sync::{Conflict, Pusher, Received};
 use super::term_counts::TermCounts;
 use super::usage::Usage;
 use super::vectors::StoredVector;
+use super::versions::MemoryVersion;
 use super::{Inserted, MemoryFilter, QueuedSession, Rescrubbed, Store, StoreError};
 use crate::history::sync::{Page, Pinned, Push, Refusal};
 use crate::model::{Fact, Memory, NewMemory, Review, Rule};
@@ -177,8 +178,12 @@ contract! {
         /// Another memory that holds what `m` would make `id` hold.
         fn content_twin(&self, id: i64, m: &Redacted<NewMemory>)
         -> Result<Option<i64>, StoreError>;
-        /// Replace a memory's title and text; whether it exists.
-        fn replace_text(&mut self, id: i64, m: &Redacted<NewMemory>) -> Result<bool, StoreError>;
+        /// Replace a memory's title and text, written by `m`'s host at `now`, keeping the text
+        /// it held as a version; whether it changed.
+        fn replace_text(&mut self, id: i64, m: &Redacted<NewMemory>, now: i64)
+        -> Result<bool, StoreError>;
+        /// Every text a memory held, the current one first (empty: no such memory).
+        fn memory_versions(&self, id: i64) -> Result<Vec<MemoryVersion>, StoreError>;
         /// A project's pinned memories, for the context block.
         fn pinned_memories(&self, project: &str) -> Result<Vec<Memory>, StoreError>;
         /// A project's newest memories worth telling a new session.

@@ -13,6 +13,7 @@ use crate::model::{Kind, Memory, MemoryType, NewMemory};
 use crate::redact::Redacted;
 use crate::store::contract::Memories;
 use crate::store::sql_numbers::sql_int;
+use crate::store::versions::MemoryVersion;
 use crate::store::{Inserted, MemoryFilter, QueuedSession, StoreError, content_hash};
 use postgres::{Statement, Transaction};
 use std::collections::HashMap;
@@ -313,16 +314,18 @@ impl Memories for PgStore {
         .map(|r| r.map(|r| r.get(0)))
     }
 
-    fn replace_text(&mut self, id: i64, m: &Redacted<NewMemory>) -> Result<bool, StoreError> {
+    fn replace_text(
+        &mut self,
+        id: i64,
+        m: &Redacted<NewMemory>,
+        now: i64,
+    ) -> Result<bool, StoreError> {
         let m = m.get();
-        let hash = content_hash(&m.title, &m.text);
-        self.write(|tx| {
-            tx.execute(
-                "UPDATE memories SET title = $2, text = $3, content_hash = $4 WHERE id = $1",
-                &[&id, &m.title, &m.text, &hash],
-            )
-        })
-        .map(|n| n == 1)
+        self.write(|tx| super::versions::edit(tx, id, &m.title, &m.text, &m.host, now))
+    }
+
+    fn memory_versions(&self, id: i64) -> Result<Vec<MemoryVersion>, StoreError> {
+        self.with(|c| super::versions::versions(c, id))
     }
 
     fn pinned_memories(&self, project: &str) -> Result<Vec<Memory>, StoreError> {
@@ -642,16 +645,31 @@ mod tests {
         }
         assert_eq!(pg.content_twin(1, &four).unwrap(), Some(4));
         let new_text = redacted(memory("shop", "rewritten", "the new text", 0));
-        assert!(pg.replace_text(1, &new_text).unwrap());
-        assert!(lite.replace_text(1, &new_text).unwrap());
-        assert!(!pg.replace_text(999, &new_text).unwrap());
+        assert!(pg.replace_text(1, &new_text, 50).unwrap());
+        assert!(lite.replace_text(1, &new_text, 50).unwrap());
+        assert!(!pg.replace_text(999, &new_text, 50).unwrap());
+        // The text it replaced is kept as a version, alike on both.
+        let versions = pg.memory_versions(1).unwrap();
+        assert_eq!(versions, lite.memory_versions(1).unwrap());
+        assert_eq!(
+            versions
+                .iter()
+                .map(|v| (v.version, v.classification, v.replaced_at))
+                .collect::<Vec<_>>(),
+            [(2, "edit", None), (1, "original", Some(50))]
+        );
         // Memory 13 is a note of the same project: the same content clashes with 1's key.
-        let clash = pg.replace_text(13, &new_text).unwrap_err();
+        let clash = pg.replace_text(13, &new_text, 60).unwrap_err();
         assert!(clash.is_constraint(), "{clash}");
         assert!(
-            lite.replace_text(13, &new_text)
+            lite.replace_text(13, &new_text, 60)
                 .unwrap_err()
                 .is_constraint()
+        );
+        assert_eq!(
+            pg.memory_versions(13).unwrap().len(),
+            1,
+            "a refused edit keeps nothing"
         );
         let all: Vec<i64> = (1..=40).collect();
         assert_eq!(lite.get_many(&all).unwrap(), pg.get_many(&all).unwrap());

@@ -24,6 +24,7 @@ const BATCH: usize = 1000;
 /// point at a later fact, so it is copied empty and filled in a second pass.
 const TABLES: &[&str] = &[
     "memories",
+    "memory_versions",
     "memory_files",
     "session_queue",
     "captures",

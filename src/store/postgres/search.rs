@@ -982,7 +982,7 @@ mod tests {
             pinned: false,
             created_at: 1,
         };
-        assert!(pg.replace_text(1, &Redacted::new(longer, &r)).unwrap());
+        assert!(pg.replace_text(1, &Redacted::new(longer, &r), 2).unwrap());
         // More rows than a fold waits for, each its own statement.
         for i in 0..100_i64 {
             pg.with(|c| {

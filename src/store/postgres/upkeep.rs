@@ -34,8 +34,8 @@ use std::collections::BTreeSet;
 /// as SQLite's write lock does, so that what it read is still there when it writes, and rows
 /// can be named by their place (`ctid`) while it runs. `jobs` comes first: a finishing job holds
 /// its row there while it writes to the others, so the scrub waits for it before holding any.
-const LOCKED: &str = "jobs, memories, memory_files, episodes, extracted, captures, session_queue, \
-     rules, work_lists, facts, fact_reviews, audit";
+const LOCKED: &str = "jobs, memories, memory_files, memory_versions, episodes, extracted, captures, \
+     session_queue, rules, work_lists, facts, fact_reviews, audit";
 
 /// How a column's text is redacted: as free text, or as JSON (redacted so it stays JSON).
 #[derive(Clone, Copy)]
@@ -99,6 +99,15 @@ const TABLES: &[Table] = &[
         "episodes",
         false,
         &[("title", Shape::Text), ("text", Shape::Text)],
+    ),
+    (
+        "memory_versions",
+        false,
+        &[
+            ("title", Shape::Text),
+            ("text", Shape::Text),
+            ("source", Shape::Text),
+        ],
     ),
     (
         "jobs",
@@ -511,6 +520,7 @@ fn merge_memory(tx: &mut Transaction<'_>, from: i64, keep: i64) -> Result<(), po
            AND NOT EXISTS (SELECT 1 FROM episodes WHERE memory_id = $2)",
         "UPDATE extracted SET memory_id = $2 WHERE memory_id = $1
            AND NOT EXISTS (SELECT 1 FROM extracted WHERE memory_id = $2)",
+        "UPDATE memory_versions SET memory_id = $2 WHERE memory_id = $1",
     ] {
         tx.execute(sql, &[&from, &keep])?;
     }
@@ -582,6 +592,8 @@ mod tests {
                       (4, 'u4', 'acme-{KEY2}', 'note', 'note', 'acme notes', 'acme ships on fridays', 'cli', NULL, '[\"a.rs\"]', 4, 'h3');
              INSERT INTO memory_files (path, memory_id) VALUES ('src/{KEY}.rs', 1);
              INSERT INTO episodes (memory_id, title, text, replaced_at) VALUES (3, 'acme', 'the first message said {KEY}', 4);
+             INSERT INTO memory_versions (memory_id, version, title, text, source, written_at, replaced_at)
+               VALUES (1, 1, 'deploy key', 'the old key was {KEY}', 'cli-{KEY}', 1, 2);
              INSERT INTO captures (tool, last_at) VALUES ('tool-{KEY}', 5);
              INSERT INTO session_queue (project, session_id, tool, enqueued_at, state)
                VALUES ('shop', 'sess-{KEY}', 'claude-code', 1, 'pending'), ('acme-{KEY}', 's9', 'cli', 1, 'pending'),
@@ -617,6 +629,7 @@ mod tests {
         "SELECT 'audit ' || reason FROM audit",
         "SELECT 'job ' || id || ' ' || project || ' ' || state FROM jobs",
         "SELECT 'episode of ' || memory_id FROM episodes",
+        "SELECT 'version ' || memory_id || ' ' || text || ' ' || source FROM memory_versions",
     ];
 
     fn dump_sqlite(s: &Store) -> Vec<String> {

@@ -18,6 +18,7 @@
 pub(in crate::store) mod hub_rules;
 mod hub_side;
 mod items;
+pub(crate) use items::SYNCED_EDIT;
 mod machine;
 
 pub use hub_side::{Conflict, Pusher, Received};
