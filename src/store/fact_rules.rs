@@ -3,6 +3,7 @@
 //! [`store_fact`] their own reads and writes ([`FactWrites`]) but decide here, so that a fact
 //! stored on either engine is a duplicate, history or a tie by the very same rules.
 
+use super::cardinality::Cardinality;
 use super::facts::{FactOutcome, NewFact, TIE_PENALTY};
 
 /// A stored fact with the same project, subject and predicate as a new one.
@@ -92,6 +93,12 @@ pub(super) fn store_fact<W: FactWrites>(
     {
         w.keep_higher(dup.id, f.confidence)?;
         return Ok(FactOutcome::Duplicate(dup.id));
+    }
+
+    // "Uses Redis" does not replace "uses SQLite": a multi-valued predicate's objects stand
+    // side by side, so the cases below (history, supersession, a tie) are not theirs.
+    if super::cardinality::of(&f.predicate) == Cardinality::Multi {
+        return Ok(FactOutcome::New(w.insert(f, f.confidence, now)?));
     }
 
     // A fact that arrives late can start inside a closed fact's interval: that fact then held

@@ -18,6 +18,9 @@
 //!   [`TIE_PENALTY`] confidence and wait in `fact_reviews` until the user keeps one
 //!   (`aletheia review accept|reject`).
 //!
+//! The last three only for a single-valued predicate ([`super::cardinality`]): a fact of a
+//! multi-valued one ("uses", "depends on") with another object is one more current fact.
+//!
 //! Which case applies is decided in `fact_rules`, for PostgreSQL too; here are SQLite's reads
 //! and writes.
 
@@ -475,6 +478,53 @@ mod tests {
             FactOutcome::Duplicate(1)
         );
         assert_eq!(count(&s, "facts"), 2);
+    }
+
+    #[test]
+    fn a_multi_valued_predicate_keeps_both_facts_and_a_single_valued_one_closes_the_older() {
+        let (_d, mut s) = store();
+        let with = |predicate: &str, object: &str, from: i64| NewFact {
+            subject: "shop".into(),
+            predicate: predicate.into(),
+            ..fact(object, from, 0.8)
+        };
+        // A service uses both: neither closes the other, nor do they tie.
+        assert_eq!(
+            put(&mut s, with("uses", "SQLite", DAY)),
+            FactOutcome::New(1)
+        );
+        assert_eq!(
+            put(&mut s, with("uses", "Redis", 2 * DAY)),
+            FactOutcome::New(2)
+        );
+        assert_eq!(
+            put(&mut s, with("uses", "Kafka", 2 * DAY)),
+            FactOutcome::New(3)
+        );
+        for id in 1..=3 {
+            assert_eq!(row(&s, id).2, None, "fact {id} is still current");
+        }
+        assert_eq!(count(&s, "fact_reviews"), 0);
+        // It runs on one place at a time: the move closes the older.
+        assert_eq!(
+            put(&mut s, with("runs on", "Fly", DAY)),
+            FactOutcome::New(4)
+        );
+        assert_eq!(
+            put(&mut s, with("runs on", "AWS", 3 * DAY)),
+            FactOutcome::Superseded {
+                id: 5,
+                closed: vec![4]
+            }
+        );
+        assert_eq!(
+            put(&mut s, with("is", "a monolith", DAY)),
+            FactOutcome::New(6)
+        );
+        assert!(matches!(
+            put(&mut s, with("is", "two services", 3 * DAY)),
+            FactOutcome::Superseded { .. }
+        ));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! reach those functions through the engine-neutral [`contract`] (`&mut dyn Storage`); only
 //! the hook's path and the commands that open the file hold a `Store` itself.
 
+pub mod cardinality;
 pub mod compression;
 pub mod contract;
 mod events;

@@ -527,6 +527,7 @@ fn table() -> Vec<Row> {
         row("list_all_rules", Filtered, |_| json!({})),
         row("pin_memory", ById, |p| json!({ "id": p.memory })),
         row("get_memory", ById, |p| json!({ "id": p.memory })),
+        row("inspect", ById, |p| json!({ "id": p.memory })),
         row(
             "edit_note",
             ById,
