@@ -5,7 +5,7 @@
 //! JSON-RPC error (-32700 bad JSON, -32600 invalid message, -32601 unknown method, -32602 bad
 //! params), and a failing tool is a normal result with `isError: true`.
 
-use super::tools;
+use super::{resources, tools};
 use crate::config::Paths;
 use crate::ops::{Access, Caller, Context};
 use crate::redact::Redactor;
@@ -181,6 +181,20 @@ impl Server {
                 Ok(json!({ "tools": tools::TOOLS.iter().map(|t| t.listing()).collect::<Vec<_>>() }))
             }
             "tools/call" => self.call(&params),
+            "resources/list" => self
+                .with_context(|ctx| resources::list(ctx))
+                .map_err(|e| (-32603, e)),
+            "resources/templates/list" => Ok(resources::templates()),
+            "resources/read" => self.read_resource(&params),
+            "prompts/list" => Ok(resources::prompts()),
+            "prompts/get" => {
+                let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+                let args = match params.get("arguments") {
+                    Some(Value::Object(a)) => a.clone(),
+                    _ => Map::new(),
+                };
+                resources::prompt(name, &args)
+            }
             m if m.starts_with("notifications/") => return None,
             m => Err((-32601, format!("Method not found: {m}"))),
         };
@@ -194,7 +208,7 @@ impl Server {
     }
 
     fn capabilities() -> Value {
-        json!({ "tools": { "listChanged": false } })
+        resources::capabilities()
     }
 
     fn server_info() -> Value {
@@ -253,11 +267,23 @@ impl Server {
                 "{e}; nothing is saved until the file named by ALETHEIA_REDACT_RULES is fixed (aletheia redact --check)."
             )));
         }
+        Ok(match self.with_context(|ctx| tool.call(ctx, args)) {
+            Ok(Ok(text)) => {
+                json!({ "content": [{ "type": "text", "text": text }], "isError": false })
+            }
+            Ok(Err(e)) => tool_error(&e.to_string()),
+            Err(e) => tool_error(&e),
+        })
+    }
+
+    /// Run `f` with the caller's context on the store, opened on first use; the error when the
+    /// store cannot be opened.
+    fn with_context<T>(&mut self, f: impl FnOnce(&mut Context<'_>) -> T) -> Result<T, String> {
         let caller = self.caller.clone().named(self.caller_name());
         if self.store.is_none() {
             match Store::open(&self.paths, OpenOptions::SERVING) {
                 Ok(s) => self.store = Some(s),
-                Err(e) => return Ok(tool_error(&format!("the store cannot be opened: {e}"))),
+                Err(e) => return Err(format!("the store cannot be opened: {e}")),
             }
         }
         let root = crate::config::working_dir();
@@ -275,10 +301,19 @@ impl Server {
             semantic: self.background.as_ref().and_then(|b| b.semantic()),
             root: Some(&root),
         };
-        Ok(match tool.call(&mut ctx, args) {
-            Ok(text) => json!({ "content": [{ "type": "text", "text": text }], "isError": false }),
-            Err(e) => tool_error(&e.to_string()),
-        })
+        Ok(f(&mut ctx))
+    }
+
+    /// `resources/read`: a memory or a session-start block (see [`resources`]).
+    fn read_resource(&mut self, params: &Map<String, Value>) -> Result<Value, (i64, String)> {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return Err((-32602, "Invalid params: uri is missing".into()));
+        };
+        match self.with_context(|ctx| resources::read(ctx, uri)) {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err((e.code(), e.message().to_owned())),
+            Err(e) => Err((-32603, e)),
+        }
     }
 }
 
@@ -331,6 +366,110 @@ mod tests {
         serde_json::from_str(&s.handle_text(raw).expect("a reply")).unwrap()
     }
 
+    /// A memory and the session-start block as resources, the way a client mentions them.
+    #[test]
+    fn a_memory_and_the_block_are_read_as_resources_and_prompts_say_what_to_call() {
+        let (_d, mut s) = server();
+        let saved = ask(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"save_memory","arguments":{"text":"The shop deploys with pnpm"}}}"#,
+        );
+        assert_eq!(saved["result"]["isError"], false, "{saved}");
+        let templates = ask(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":2,"method":"resources/templates/list"}"#,
+        );
+        assert_eq!(
+            templates["result"]["resourceTemplates"][0]["uriTemplate"],
+            "aletheia://memory/{id}"
+        );
+        let read = ask(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"aletheia://memory/1"}}"#,
+        );
+        let content = &read["result"]["contents"][0];
+        assert_eq!(content["mimeType"], "application/json", "{read}");
+        let body: Value = serde_json::from_str(content["text"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            body["memory"]["text"], "The shop deploys with pnpm",
+            "{body}"
+        );
+        assert_eq!(body["versions"][0]["classification"], "original");
+        assert!(
+            body["source"].as_str().unwrap().contains("note by"),
+            "{body}"
+        );
+        let listed = ask(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":4,"method":"resources/list"}"#,
+        );
+        let uri = listed["result"]["resources"][0]["uri"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert_eq!(uri, "aletheia://context/shop");
+        let block = ask(
+            &mut s,
+            &json!({"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri": uri}})
+                .to_string(),
+        );
+        let text = block["result"]["contents"][0]["text"].as_str().unwrap();
+        assert!(text.contains("pnpm"), "{block}");
+        for (uri, code) in [
+            ("aletheia://memory/99", -32002),
+            ("aletheia://memory/x", -32602),
+            ("file:///etc/passwd", -32602),
+        ] {
+            let r = ask(
+                &mut s,
+                &json!({"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri": uri}})
+                    .to_string(),
+            );
+            assert_eq!(r["error"]["code"], code, "{uri}: {r}");
+        }
+        let prompts = ask(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":7,"method":"prompts/list"}"#,
+        );
+        assert_eq!(prompts["result"]["prompts"][0]["name"], "start_session");
+        let p = ask(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"recall","arguments":{"topic":"deploys"}}}"#,
+        );
+        let said = p["result"]["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap();
+        assert!(said.contains("search for: deploys"), "{p}");
+    }
+
+    /// A caller limited to a project reads no other project's memory, by id or by block.
+    #[test]
+    fn a_limited_caller_reads_no_other_projects_memory_as_a_resource() {
+        let (dir, mut owner) = server();
+        let saved = ask(
+            &mut owner,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"save_memory","arguments":{"text":"billing closes on the 1st","project":"billing"}}}"#,
+        );
+        assert_eq!(saved["result"]["isError"], false, "{saved}");
+        let mut caller = Caller::local("mcp", "shop");
+        caller.projects = Some(vec!["shop".into()]);
+        let mut limited = Server::new(
+            Paths::within(dir.path()),
+            Ok(Redactor::global()),
+            caller,
+            None,
+        );
+        for uri in ["aletheia://memory/1", "aletheia://context/billing"] {
+            let r = ask(
+                &mut limited,
+                &json!({"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri": uri}})
+                    .to_string(),
+            );
+            assert_eq!(r["error"]["code"], -32002, "{uri}: {r}");
+            assert!(!r.to_string().contains("closes on the 1st"), "{r}");
+        }
+    }
+
     #[test]
     fn version_negotiation_and_server_info() {
         let (_d, mut s) = server();
@@ -342,7 +481,9 @@ mod tests {
         assert_eq!(r["result"]["serverInfo"]["name"], "aletheia");
         assert_eq!(
             r["result"]["capabilities"],
-            json!({"tools": {"listChanged": false}})
+            json!({"tools": {"listChanged": false},
+                   "resources": {"subscribe": false, "listChanged": false},
+                   "prompts": {"listChanged": false}})
         );
         assert_eq!(s.caller_name(), "probe");
         let r = ask(
@@ -374,7 +515,7 @@ mod tests {
         assert_eq!(
             ask(
                 &mut s,
-                r#"{"jsonrpc":"2.0","id":1,"method":"resources/list"}"#
+                r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"aletheia://memory/1"}}"#
             )["error"]["code"],
             -32601
         );

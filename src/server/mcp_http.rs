@@ -3,7 +3,8 @@
 //!
 //! The transport (sessions, `Mcp-Session-Id`, SSE framing, Host and Origin checks, protocol
 //! version headers, `server/discover`) is the official SDK's, `rmcp`; the tools are the stdio
-//! server's table ([`crate::mcp::tools`]), so both transports list and answer alike. Only the
+//! server's table ([`crate::mcp::tools`]) and the resources and prompts its
+//! ([`crate::mcp::resources`]), so both transports list and answer alike. Only the
 //! glue lives here: rmcp's handler calls a tool through [`State::run`] on the blocking pool.
 //!
 //! rmcp streams every answer while sessions are on; [`super::json_answer`] turns a lone
@@ -14,15 +15,19 @@
 use super::error::ApiError;
 use super::sessions::Sessions;
 use super::state::State;
-use crate::mcp::{protocol, tools};
+use crate::mcp::{protocol, resources, tools};
+use crate::ops::Access;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
@@ -192,7 +197,7 @@ impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         serde_json::from_value(json!({
             "protocolVersion": NEWEST,
-            "capabilities": { "tools": { "listChanged": false } },
+            "capabilities": resources::capabilities(),
             "serverInfo": { "name": "aletheia", "version": env!("CARGO_PKG_VERSION") },
             "instructions": protocol::INSTRUCTIONS,
         }))
@@ -216,6 +221,90 @@ impl ServerHandler for Handler {
         Ok(ListToolsResult::with_all_items(tools))
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let caller = self.reader(&context)?;
+        let listed = self
+            .state
+            .run(caller, Access::Read, |ctx| Ok(resources::list(ctx)))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        typed(listed)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        typed(resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let (caller, token) = self
+            .caller(&context)
+            .ok_or_else(|| ErrorData::invalid_request("This hub needs a token.", None))?;
+        let uri = request.uri;
+        let out = self
+            .state
+            .run(caller, Access::Read, move |ctx| {
+                Ok(resources::read(ctx, &uri))
+            })
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        // A hub audits a read of a memory as it audits a tool call.
+        if let Some(token) = token {
+            let entry = crate::store::hub::AuditEntry {
+                at: crate::time::now_ms(),
+                token_id: token.id,
+                label: token.label,
+                tool: "resources/read".to_owned(),
+                project: None,
+                result: if out.is_ok() { "ok" } else { "error" }.to_owned(),
+            };
+            super::hub::audit(&self.state, entry).await;
+        }
+        match out {
+            Ok(v) => Ok(typed::<ReadResourceResult>(v)?.into()),
+            Err(e) => Err(ErrorData::new(
+                ErrorCode(i32::try_from(e.code()).unwrap_or(-32603)),
+                e.message().to_owned(),
+                None,
+            )),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        typed(resources::prompts())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        match resources::prompt(&request.name, &args) {
+            Ok(v) => Ok(typed::<GetPromptResult>(v)?.into()),
+            Err((code, message)) => Err(ErrorData::new(
+                ErrorCode(i32::try_from(code).unwrap_or(-32602)),
+                message,
+                None,
+            )),
+        }
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -229,28 +318,9 @@ impl ServerHandler for Handler {
                 tools::TOOLS.len()
             )));
         };
-        // The client names itself in initialize; that name is who saved what.
-        let name = context
-            .peer
-            .peer_info()
-            .and_then(|p| protocol::client_name(&p.client_info.name))
-            .unwrap_or_else(|| "mcp".to_owned());
         let args = request.arguments.unwrap_or_default();
-        let (caller, token) = match self.callers {
-            Callers::Local => (self.state.client(&name), None),
-            Callers::Tokens => {
-                let token = context
-                    .extensions
-                    .get::<axum::http::request::Parts>()
-                    .and_then(|p| p.extensions.get::<super::hub::Authorized>())
-                    .map(|a| a.0.clone());
-                // The gate lets no request through without one; this is its second line.
-                let Some(token) = token else {
-                    return Ok(failure("This hub needs a token.".to_owned()));
-                };
-                let caller = super::hub::tokens::caller(&token, &name, &self.state.default_project);
-                (caller, Some(token))
-            }
+        let Some((caller, token)) = self.caller(&context) else {
+            return Ok(failure("This hub needs a token.".to_owned()));
         };
         // The project the audit names: the one asked for when it is a project name at all (the
         // audit keeps no argument, and a name past the limits is one), else a limited token's
@@ -292,6 +362,50 @@ impl ServerHandler for Handler {
             Err(e) => failure(e.to_string()),
         })
     }
+}
+
+impl Handler {
+    /// Who calls, and with which hub token: the client names itself in initialize, and that
+    /// name is who saved what. `None` on a hub when the request carries no token (the gate lets
+    /// none through; this is its second line).
+    fn caller(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<(crate::ops::Caller, Option<crate::store::hub::Token>)> {
+        let name = context
+            .peer
+            .peer_info()
+            .and_then(|p| protocol::client_name(&p.client_info.name))
+            .unwrap_or_else(|| "mcp".to_owned());
+        match self.callers {
+            Callers::Local => Some((self.state.client(&name), None)),
+            Callers::Tokens => {
+                let token = context
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .and_then(|p| p.extensions.get::<super::hub::Authorized>())
+                    .map(|a| a.0.clone())?;
+                let caller = super::hub::tokens::caller(&token, &name, &self.state.default_project);
+                Some((caller, Some(token)))
+            }
+        }
+    }
+
+    /// The caller, or the protocol error a request without a token gets.
+    fn reader(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<crate::ops::Caller, ErrorData> {
+        self.caller(context)
+            .map(|(c, _)| c)
+            .ok_or_else(|| ErrorData::invalid_request("This hub needs a token.", None))
+    }
+}
+
+/// One of the shared listings (see [`resources`]) as rmcp's type.
+fn typed<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> Result<T, ErrorData> {
+    serde_json::from_value(v)
+        .map_err(|e| ErrorData::internal_error(format!("a listing: {e}"), None))
 }
 
 /// A tool that failed: a normal result the model reads, with `isError`.

@@ -183,3 +183,44 @@ def test_inspector_strict_over_http(server, node_env, home):
     found = run(["mcp-inspector", "--cli", url, "--method", "tools/call", "--tool-name", "search",
                  "--tool-arg", "query=inspector"], node_env, cwd=home)
     assert "Inspector notes travel over HTTP" in json.loads(found.stdout)["content"][0]["text"], found.stdout
+
+
+async def resources_and_prompts(client, via):
+    """What a client that mentions a memory or starts a session from a menu sees."""
+    text = f"The shop deploys with pnpm 9 (saved {via})"
+    saved = await client.call_tool("save_memory", {"text": text, "type": "decision"})
+    assert not saved.is_error, saved.content[0].text
+    mid = int(saved.content[0].text.split("#")[1].split()[0])
+    templates = await client.list_resource_templates()
+    assert [t.uri_template for t in templates.resource_templates] == ["aletheia://memory/{id}", "aletheia://context/{project}"]
+    listed = await client.list_resources()
+    assert [str(r.uri) for r in listed.resources] == ["aletheia://context/shop"]
+    read = await client.read_resource(f"aletheia://memory/{mid}")
+    body = json.loads(read.contents[0].text)
+    assert read.contents[0].mime_type == "application/json"
+    assert body["memory"]["text"] == text
+    assert [v["classification"] for v in body["versions"]] == ["original"]
+    block = await client.read_resource("aletheia://context/shop")
+    assert f"saved {via}" in block.contents[0].text
+    with pytest.raises(mcp.MCPError) as missing:
+        await client.read_resource("aletheia://memory/999999")
+    assert "No memory #999999." in str(missing.value)
+    prompts = await client.list_prompts()
+    assert [p.name for p in prompts.prompts] == ["start_session", "recall"]
+    got = await client.get_prompt("recall", {"topic": "deploys"})
+    assert "search for: deploys" in got.messages[0].content.text
+    return body["source"]
+
+
+def test_resources_and_prompts_over_stdio_and_http(aletheia, server, server_env):
+    async def both():
+        env = dict(server_env)
+        async with mcp.Client(mcp.StdioServerParameters(command=aletheia, args=["mcp"], env=env), mode="legacy") as s:
+            stdio = await resources_and_prompts(s, "over stdio")
+        async with mcp.Client(server + "/mcp", mode="legacy") as h:
+            http = await resources_and_prompts(h, "over http")
+        return stdio, http
+
+    stdio, http = asyncio.run(both())
+    # Each names where the memory came from: the client that saved it.
+    assert "note by" in stdio and "note by" in http, (stdio, http)
