@@ -29,3 +29,12 @@ def test_inspector_strict_tools_list_and_a_call(aletheia, home, node_env):
     found = run(["mcp-inspector", "--cli", "-e", data, aletheia, "mcp", "--method", "tools/call",
                  "--tool-name", "search", "--tool-arg", "query=pnpm"], node_env, cwd=home)
     assert "[note] Use pnpm, not npm" in json.loads(found.stdout)["content"][0]["text"], found.stdout
+    # The memory as a resource, and the templates that name it.
+    read = run(["mcp-inspector", "--cli", "-e", data, aletheia, "mcp", "--method", "resources/read",
+                "--uri", "aletheia://memory/1"], node_env, cwd=home)
+    assert read.returncode == 0, read.stderr
+    body = json.loads(json.loads(read.stdout)["contents"][0]["text"])
+    assert body["memory"]["text"] == "Use pnpm, not npm" and body["versions"][0]["classification"] == "original", body
+    templates = run(["mcp-inspector", "--cli", "-e", data, aletheia, "mcp", "--method", "resources/templates/list"],
+                    node_env, cwd=home)
+    assert "aletheia://memory/{id}" in templates.stdout, templates.stdout + templates.stderr

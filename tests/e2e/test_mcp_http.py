@@ -183,6 +183,12 @@ def test_inspector_strict_over_http(server, node_env, home):
     found = run(["mcp-inspector", "--cli", url, "--method", "tools/call", "--tool-name", "search",
                  "--tool-arg", "query=inspector"], node_env, cwd=home)
     assert "Inspector notes travel over HTTP" in json.loads(found.stdout)["content"][0]["text"], found.stdout
+    read = run(["mcp-inspector", "--cli", url, "--method", "resources/read", "--uri", "aletheia://memory/1"],
+               node_env, cwd=home)
+    assert read.returncode == 0, read.stderr
+    assert json.loads(json.loads(read.stdout)["contents"][0]["text"])["memory"]["text"] == "Inspector notes travel over HTTP"
+    prompts = run(["mcp-inspector", "--cli", url, "--method", "prompts/list"], node_env, cwd=home)
+    assert [p["name"] for p in json.loads(prompts.stdout)["prompts"]] == ["start_session", "recall"], prompts.stdout
 
 
 async def resources_and_prompts(client, via):
