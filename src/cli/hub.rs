@@ -204,15 +204,7 @@ mod run {
     /// The store the arguments name, checked before anything is opened.
     fn database(a: StoreArgs) -> anyhow::Result<HubDatabase> {
         let db = HubDatabase::choose(a.hub_db, a.database).map_err(anyhow::Error::msg)?;
-        if let HubDatabase::Sqlite(file) = &db
-            && let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty())
-            && !dir.is_dir()
-        {
-            anyhow::bail!(
-                "the folder of --hub-db {} does not exist: create it, or name a file in a folder that does",
-                file.display()
-            );
-        }
+        db.check_folder().map_err(anyhow::Error::msg)?;
         Ok(db)
     }
 

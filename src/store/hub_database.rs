@@ -46,6 +46,21 @@ impl HubDatabase {
     /// Open it, making or migrating the hub's schema: what the hub does once at start and the
     /// commands do each time. A SQLite file's folder must exist (the command line says so
     /// before this is reached).
+    /// A SQLite file's folder must exist (the file is made on first use, the folder is not):
+    /// the one-line error that says so, before SQLite says only "unable to open".
+    pub fn check_folder(&self) -> Result<(), String> {
+        if let HubDatabase::Sqlite(file) = self
+            && let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.is_dir()
+        {
+            return Err(format!(
+                "the folder of --hub-db {} does not exist: create it, or name a file in a folder that does",
+                file.display()
+            ));
+        }
+        Ok(())
+    }
+
     pub fn open(&self) -> Result<Box<dyn HubStorage + Send>, StoreError> {
         match self {
             HubDatabase::Sqlite(file) => {

@@ -1038,3 +1038,25 @@ mod a_hub_with_the_model_finds_by_meaning_what_the_words_miss {
         super::a_hub_with_the_model_finds_by_meaning_what_the_words_miss(On::Postgres);
     }
 }
+
+/// A hub's file in a folder that does not exist: the hub says so in one line and that it is
+/// the folder, before SQLite says only "unable to open database file".
+#[test]
+fn a_hub_file_in_a_missing_folder_is_named_with_what_to_do() {
+    let env = Env::new();
+    let file = env.dir.path().join("no-such-folder/team.db");
+    let out = env
+        .std_cmd()
+        .args(["hub", "--port", "0", "--hub-db"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "aletheia: the folder of --hub-db {} does not exist: create it, or name a file in a folder that does\n",
+            file.display()
+        )
+    );
+}

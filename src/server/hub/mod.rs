@@ -322,6 +322,7 @@ pub fn run(opts: Options, default_project: String) -> anyhow::Result<()> {
     let limits = super::limits::Limits::from_env().map_err(anyhow::Error::msg)?;
     let per_minute = rate_from_env().map_err(anyhow::Error::msg)?;
     let redactor = crate::redact::Redactor::global_checked();
+    opts.database.check_folder().map_err(anyhow::Error::msg)?;
     // Makes the hub's tables on first use, and says now if the store cannot be one.
     drop(
         opts.database
