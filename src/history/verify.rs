@@ -48,13 +48,24 @@ impl Break {
     }
 }
 
+/// " by <actor>", or nothing for an entry that names none (the store's entries never do).
+fn by(actor: &str) -> String {
+    if actor.is_empty() {
+        String::new()
+    } else {
+        format!(" by {actor}")
+    }
+}
+
 impl fmt::Display for Break {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (seq, machine) = (self.seq, &self.machine);
         write!(
             f,
-            "entry {seq} of machine {machine} ({}, {} by {}) does not hold: ",
-            self.item, self.action, self.actor
+            "entry {seq} of machine {machine} ({}, {}{}) does not hold: ",
+            self.item,
+            self.action,
+            by(&self.actor)
         )?;
         match &self.what {
             BreakKind::Missing { expected_seq } if *expected_seq == seq.saturating_sub(1) => {
@@ -197,13 +208,21 @@ impl fmt::Display for Mismatch<'_> {
         match self {
             Mismatch::Changed { newest: e } => write!(
                 f,
-                "{} was changed outside aletheia: it is not as entry {} of machine {} ({} by {}) left it",
-                e.item, e.seq, e.machine, e.action, e.actor
+                "{} was changed outside aletheia: it is not as entry {} of machine {} ({}{}) left it",
+                e.item,
+                e.seq,
+                e.machine,
+                e.action,
+                by(&e.actor)
             ),
             Mismatch::Removed { newest: e } => write!(
                 f,
-                "{} was removed outside aletheia: entry {} of machine {} ({} by {}) is the last about it",
-                e.item, e.seq, e.machine, e.action, e.actor
+                "{} was removed outside aletheia: entry {} of machine {} ({}{}) is the last about it",
+                e.item,
+                e.seq,
+                e.machine,
+                e.action,
+                by(&e.actor)
             ),
             Mismatch::Unrecorded { item } => {
                 write!(
