@@ -1,5 +1,6 @@
 //! A memory's earlier texts: an edit (a note edited by hand, an edit pulled from another
-//! machine) keeps the title and text it replaces as a version, with who wrote it and when, so
+//! machine, an import of a memory already here under other text) keeps the title and text it
+//! replaces as a version, with who wrote it and when, so
 //! `aletheia inspect` can show how a memory came to say what it says. The memory row names who
 //! wrote its current text (`edited_by`, `edited_at`; the tool that stored it and its creation
 //! time until someone edits it).
@@ -10,6 +11,9 @@
 use super::{Store, StoreError};
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
+
+/// Who a version's replacement names when an import brought the new text.
+pub const IMPORTED_EDIT: &str = "import";
 
 /// One text a memory held.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -85,6 +89,29 @@ pub(super) fn edit(
     )?
     .execute(params![id, old_title, old_text, source, written_at, at])?;
     Ok(true)
+}
+
+/// [`edit`], unless another memory of its project and kind holds that text already: then the
+/// memory keeps its own (a pulled or imported edit is never refused for it). Whether it changed.
+pub(super) fn edit_unless_twin(
+    tx: &Transaction<'_>,
+    id: i64,
+    title: &str,
+    text: &str,
+    by: &str,
+    at: i64,
+) -> rusqlite::Result<bool> {
+    let twin: Option<i64> = tx
+        .prepare_cached(
+            "SELECT o.id FROM memories o JOIN memories m ON m.id = ?1
+             WHERE o.project = m.project AND o.kind = m.kind AND o.content_hash = ?2 AND o.id != ?1",
+        )?
+        .query_row(params![id, super::content_hash(title, text)], |r| r.get(0))
+        .optional()?;
+    if twin.is_some() {
+        return Ok(false);
+    }
+    edit(tx, id, title, text, by, at)
 }
 
 impl Store {

@@ -130,3 +130,50 @@ fn what_a_hook_captured_is_not_edited_and_an_edit_is_redacted() {
     let all = json(&env, &["inspect", &id.to_string()]);
     assert!(!all.to_string().contains(secret), "{all}");
 }
+
+/// An export edited elsewhere and imported again updates its memory by uid, the text it
+/// replaces kept as a version.
+#[test]
+fn an_import_that_updates_a_uid_keeps_the_text_it_replaced() {
+    let env = Env::new();
+    let id = json(&env, &["save", "The queue retries three times"])["id"]
+        .as_i64()
+        .unwrap();
+    let out = env.cmd().args(["export"]).output().unwrap();
+    assert!(out.status.success());
+    let exported = String::from_utf8(out.stdout).unwrap();
+    let edited = exported.replace("retries three times", "retries five times");
+    assert_ne!(edited, exported, "{exported}");
+    env.cmd()
+        .args(["import", "-"])
+        .write_stdin(edited.clone())
+        .assert()
+        .success();
+    let all = json(&env, &["inspect", &id.to_string()]);
+    let seen: Vec<(&str, &str)> = all["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["source"].as_str().unwrap(), v["text"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("import", "The queue retries five times"),
+            ("cli", "The queue retries three times"),
+        ]
+    );
+    // The same import again changes nothing.
+    env.cmd()
+        .args(["import", "-"])
+        .write_stdin(edited)
+        .assert()
+        .success();
+    assert_eq!(
+        json(&env, &["inspect", &id.to_string()])["versions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}

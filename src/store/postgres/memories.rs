@@ -97,12 +97,19 @@ impl MemoryWriter {
                 new: false,
             });
         }
-        // The uid is taken: an import of a row that is already here under other text.
+        // The uid is taken: an import of a row that is already here under other text, an edit
+        // made where it was exported, taken as SQLite takes it.
         let row = tx.query_one(&self.by_uid, &[&uid])?;
-        Ok(Inserted {
-            id: row.get(0),
-            new: false,
-        })
+        let id: i64 = row.get(0);
+        super::versions::edit_unless_twin(
+            tx,
+            id,
+            &m.title,
+            &m.text,
+            crate::store::versions::IMPORTED_EDIT,
+            crate::time::now_ms(),
+        )?;
+        Ok(Inserted { id, new: false })
     }
 }
 

@@ -327,23 +327,14 @@ fn write_memory(tx: &Transaction<'_>, m: &MemoryItem) -> rusqlite::Result<Writte
         .execute(params![id, files])?;
     // Text that another memory of the project already holds keeps its own; an edit from
     // elsewhere keeps the text it replaces as a version, as an edit here does.
-    let twin: Option<i64> = tx
-        .prepare_cached(
-            "SELECT o.id FROM memories o JOIN memories m ON m.id = ?1
-             WHERE o.project = m.project AND o.kind = m.kind AND o.content_hash = ?2 AND o.id != ?1",
-        )?
-        .query_row(params![id, content_hash(&m.title, &m.text)], |r| r.get(0))
-        .optional()?;
-    if twin.is_none() {
-        super::super::versions::edit(
-            tx,
-            id,
-            &m.title,
-            &m.text,
-            SYNCED_EDIT,
-            crate::time::now_ms(),
-        )?;
-    }
+    super::super::versions::edit_unless_twin(
+        tx,
+        id,
+        &m.title,
+        &m.text,
+        SYNCED_EDIT,
+        crate::time::now_ms(),
+    )?;
     tx.prepare_cached(
         "UPDATE memories SET pinned = ?2, dismissed = ?3 WHERE id = ?1 AND (pinned != ?2 OR dismissed != ?3)",
     )?

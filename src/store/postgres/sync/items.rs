@@ -361,23 +361,16 @@ fn write_memory(tx: &mut Tx<'_, '_>, m: &MemoryItem) -> Result<Written, Error> {
         "UPDATE memories SET files = $2 WHERE id = $1 AND files <> $2",
         &[&id, &files],
     )?;
-    // SQLite's way: text that another memory of the project already holds keeps its own, and
+    // As on SQLite: text that another memory of the project already holds keeps its own, and
     // an edit from elsewhere keeps the text it replaces as a version.
-    let twin = tx.query_opt(
-        "SELECT 1 FROM memories o JOIN memories m ON m.id = $1
-         WHERE o.project = m.project AND o.kind = m.kind AND o.content_hash = $2 AND o.id <> $1",
-        &[&id, &hash],
+    crate::store::postgres::versions::edit_unless_twin(
+        &mut *tx.tx,
+        id,
+        &m.title,
+        &m.text,
+        crate::store::sync::SYNCED_EDIT,
+        crate::time::now_ms(),
     )?;
-    if twin.is_none() {
-        crate::store::postgres::versions::edit(
-            &mut *tx.tx,
-            id,
-            &m.title,
-            &m.text,
-            crate::store::sync::SYNCED_EDIT,
-            crate::time::now_ms(),
-        )?;
-    }
     tx.execute(
         "UPDATE memories SET pinned = $2, dismissed = $3 WHERE id = $1 AND (pinned <> $2 OR dismissed <> $3)",
         &[&id, &m.pinned, &m.dismissed],
