@@ -3,10 +3,12 @@
 //! uses Redis" (a service uses both). Only a single-valued predicate closes an older fact with
 //! another object; facts of a multi-valued one stand side by side.
 //!
-//! A predicate is multi-valued when it is one of the verbs of having, using and relating that
-//! take many objects (alone or with its preposition: "depends on", "stores orders in"). Every
-//! other predicate is single-valued: linking verbs and placements ("is", "runs on", "defaults
-//! to", "is deployed on") and the attribute names models give ("ttl", "backend", "version").
+//! A predicate is multi-valued when it is one of the verbs of using and relating that take many
+//! objects (alone or with its preposition: "uses", "depends on", "is used by"). Every other
+//! predicate is single-valued: linking verbs, placements and schedules ("is", "runs on",
+//! "stores orders in", "runs every night", "defaults to", "is deployed on"), "has" and "keeps"
+//! (a TTL, a count), and the attribute names models give ("ttl", "backend", "version"). A new
+//! version of the same thing replaces the old even for a multi-valued one ([`versioned_name`]).
 
 /// How many values a predicate holds at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,9 +28,6 @@ const MULTI: &[&str] = &[
     "stores",
     "requires",
     "needs",
-    "has",
-    "keeps",
-    "caches",
     "calls",
     "sends",
     "owns",
@@ -51,11 +50,10 @@ const MULTI: &[&str] = &[
     "emits",
     "accepts",
     "provides",
-    "used",
 ];
 
 /// The same verbs as a plural subject takes them ("the services use"). These are nouns as
-/// often ("cache ttl", "use case"), so they count only alone or before a preposition.
+/// often ("use case", "store id"), so they count only alone or before a preposition.
 const MULTI_PLURAL: &[&str] = &[
     "use",
     "support",
@@ -63,9 +61,6 @@ const MULTI_PLURAL: &[&str] = &[
     "store",
     "require",
     "need",
-    "have",
-    "keep",
-    "cache",
     "call",
     "send",
     "own",
@@ -91,29 +86,32 @@ const MULTI_PLURAL: &[&str] = &[
 
 const PREPOSITIONS: &[&str] = &["on", "to", "from", "in", "with", "into", "for", "by", "at"];
 
-/// The words a predicate is read from: lower case, with a leading "also" or "now" left out
-/// ("also uses", "now depends on").
-fn words(predicate: &str) -> impl Iterator<Item = String> + '_ {
+/// The words a predicate is read from: lower case, underscores as spaces (models write
+/// `depends_on`), with a leading "also" or "now" left out ("also uses").
+fn words(predicate: &str) -> Vec<String> {
     predicate
+        .replace('_', " ")
         .split_whitespace()
         .map(str::to_lowercase)
         .skip_while(|w| matches!(w.as_str(), "also" | "now" | "currently"))
+        .collect()
 }
 
 /// The cardinality of `predicate`.
 pub fn of(predicate: &str) -> Cardinality {
-    let mut w = words(predicate);
-    let Some(first) = w.next() else {
+    let w = words(predicate);
+    let Some(first) = w.first().map(String::as_str) else {
         return Cardinality::Single;
     };
-    let second = w.next();
-    let multi = match first.as_str() {
-        // "runs on" places a thing (one place at a time); "runs" alone runs many jobs.
-        "runs" | "run" => second.is_none(),
+    let second = w.get(1).map(String::as_str);
+    let last = w.last().map(String::as_str).unwrap_or_default();
+    let multi = match first {
+        // "is used by", "are required by": the passive of a relation.
+        "is" | "are" => w.len() > 2 && last == "by",
+        // "stores orders in", "keeps sessions at": a place, one at a time.
+        _ if w.len() > 2 && matches!(last, "in" | "at") => false,
         f if MULTI.contains(&f) => true,
-        f if MULTI_PLURAL.contains(&f) => {
-            second.as_deref().is_none_or(|s| PREPOSITIONS.contains(&s))
-        }
+        f if MULTI_PLURAL.contains(&f) => second.is_none_or(|s| PREPOSITIONS.contains(&s)),
         _ => false,
     };
     if multi {
@@ -123,9 +121,42 @@ pub fn of(predicate: &str) -> Cardinality {
     }
 }
 
+/// An object without its version numbers ("PostgreSQL 16" and "postgresql 15" are both
+/// "postgresql"), when it has one: a multi-valued predicate's new version of the same thing
+/// replaces the old ("uses Node 20" after "uses Node 18"). `None` when no word holds a digit.
+pub fn versioned_name(object: &str) -> Option<String> {
+    let words: Vec<String> = object.split_whitespace().map(str::to_lowercase).collect();
+    let versioned = |w: &str| w.chars().any(|c| c.is_ascii_digit());
+    if !words.iter().any(|w| versioned(w)) {
+        return None;
+    }
+    let name: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !versioned(w))
+        .collect();
+    (!name.is_empty()).then(|| name.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Cardinality::*, of};
+
+    #[test]
+    fn a_version_number_is_not_part_of_the_name() {
+        use super::versioned_name;
+        assert_eq!(
+            versioned_name("PostgreSQL 16").as_deref(),
+            Some("postgresql")
+        );
+        assert_eq!(
+            versioned_name("postgresql 15"),
+            versioned_name("PostgreSQL 16")
+        );
+        assert_eq!(versioned_name("Node v20.1").as_deref(), Some("node"));
+        assert_eq!(versioned_name("Redis"), None);
+        assert_eq!(versioned_name("16"), None);
+    }
 
     #[test]
     fn placements_and_attributes_hold_one_value_and_relations_many() {
@@ -142,6 +173,12 @@ mod tests {
             "cache ttl",
             "use case",
             "is written in",
+            "runs",
+            "runs at",
+            "has",
+            "keeps",
+            "stores orders in",
+            "is",
         ] {
             assert_eq!(of(p), Single, "{p}");
         }
@@ -153,11 +190,11 @@ mod tests {
             "supports",
             "depends on",
             "stores",
-            "stores orders in",
             "requires",
-            "has",
-            "runs",
             "reads from",
+            "depends_on",
+            "is used by",
+            "are required by",
             "writes to",
             "must",
             "depend on",

@@ -96,10 +96,26 @@ pub(super) fn store_fact<W: FactWrites>(
     }
 
     // "Uses Redis" does not replace "uses SQLite": a multi-valued predicate's objects stand
-    // side by side, so the cases below (history, supersession, a tie) are not theirs.
-    if super::cardinality::of(&f.predicate) == Cardinality::Multi {
-        return Ok(FactOutcome::New(w.insert(f, f.confidence, now)?));
-    }
+    // side by side, and the cases below (history, supersession, a tie) are only between
+    // versions of one thing ("uses PostgreSQL 16" after "uses PostgreSQL 15").
+    let other: Vec<&Known> = if super::cardinality::of(&f.predicate) == Cardinality::Multi {
+        let Some(name) = super::cardinality::versioned_name(&object) else {
+            return Ok(FactOutcome::New(w.insert(f, f.confidence, now)?));
+        };
+        let versions: Vec<&Known> = other
+            .into_iter()
+            .filter(|k| {
+                super::cardinality::versioned_name(&normalise(&k.object)).as_deref()
+                    == Some(name.as_str())
+            })
+            .collect();
+        if versions.is_empty() {
+            return Ok(FactOutcome::New(w.insert(f, f.confidence, now)?));
+        }
+        versions
+    } else {
+        other
+    };
 
     // A fact that arrives late can start inside a closed fact's interval: that fact then held
     // only until the new one started, so `fact_history` as of any instant gives one answer.

@@ -517,9 +517,19 @@ mod tests {
                 closed: vec![4]
             }
         );
+        // A new version of one thing replaces the old, even for a multi-valued predicate.
+        assert_eq!(
+            put(&mut s, with("uses", "PostgreSQL 16", 3 * DAY)),
+            FactOutcome::New(6)
+        );
+        assert!(matches!(
+            put(&mut s, with("uses", "postgresql 17", 4 * DAY)),
+            FactOutcome::Superseded { ref closed, .. } if closed == &vec![6]
+        ));
+        assert_eq!(row(&s, 2).2, None, "Redis is no version of PostgreSQL");
         assert_eq!(
             put(&mut s, with("is", "a monolith", DAY)),
-            FactOutcome::New(6)
+            FactOutcome::New(8)
         );
         assert!(matches!(
             put(&mut s, with("is", "two services", 3 * DAY)),

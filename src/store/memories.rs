@@ -96,21 +96,11 @@ pub(super) fn insert_fields(
         .optional()?;
     match id {
         Some(id) => Ok(Inserted { id, new: false }),
-        // The conflict was on the uid: an import of a row that is already here under other
-        // text, which is an edit made where it was exported: taken, the text it replaces kept as
-        // a version.
+        // The conflict was on the uid: an import of a row that is already here under other text.
         None => {
             let id = tx
                 .prepare_cached("SELECT id FROM memories WHERE uid = ?1")?
                 .query_row(params![uid], |r| r.get(0))?;
-            super::versions::edit_unless_twin(
-                tx,
-                id,
-                &m.title,
-                &m.text,
-                super::versions::IMPORTED_EDIT,
-                crate::time::now_ms(),
-            )?;
             Ok(Inserted { id, new: false })
         }
     }

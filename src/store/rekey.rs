@@ -127,10 +127,19 @@ pub(super) fn merge_memory(tx: &Transaction<'_>, from: i64, keep: i64) -> rusqli
         "UPDATE OR IGNORE memory_files SET memory_id = ?2 WHERE memory_id = ?1",
         "UPDATE OR IGNORE episodes SET memory_id = ?2 WHERE memory_id = ?1",
         "UPDATE OR IGNORE extracted SET memory_id = ?2 WHERE memory_id = ?1",
-        "UPDATE memory_versions SET memory_id = ?2 WHERE memory_id = ?1",
     ] {
         tx.execute(sql, params![from, keep])?;
     }
+    // The twin's earlier texts come after the kept memory's own, numbered on from them.
+    let after: i64 = tx.query_row(
+        "SELECT ifnull(max(version), 0) FROM memory_versions WHERE memory_id = ?1",
+        [keep],
+        |r| r.get(0),
+    )?;
+    tx.execute(
+        "UPDATE memory_versions SET memory_id = ?2, version = version + ?3 WHERE memory_id = ?1",
+        params![from, keep, after],
+    )?;
     tx.execute("DELETE FROM memories WHERE id = ?1", [from])?;
     Ok(())
 }

@@ -380,7 +380,7 @@ pub const MIGRATIONS: &[&str] = &[
         written_at  INTEGER NOT NULL,
         replaced_at INTEGER NOT NULL
     );
-    CREATE INDEX memory_versions_by_memory ON memory_versions (memory_id, version);
+    CREATE UNIQUE INDEX memory_versions_by_memory ON memory_versions (memory_id, version);
     "#,
 ];
 

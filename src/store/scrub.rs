@@ -23,7 +23,11 @@ const TABLES: &[(&str, &str, Columns)] = &[
     (
         "memories",
         "id",
-        &[("tool", Shape::Text), ("session_id", Shape::Text)],
+        &[
+            ("tool", Shape::Text),
+            ("session_id", Shape::Text),
+            ("edited_by", Shape::Text),
+        ],
     ),
     ("captures", "rowid", &[("tool", Shape::Text)]),
     (

@@ -1,19 +1,18 @@
-//! A memory's earlier texts: an edit (a note edited by hand, an edit pulled from another
-//! machine, an import of a memory already here under other text) keeps the title and text it
-//! replaces as a version, with who wrote it and when, so
+//! A memory's earlier texts: an edit of a note (`aletheia edit`, the dashboard, the REST API)
+//! keeps the title and text it replaces as a version, with who wrote it and when, so
 //! `aletheia inspect` can show how a memory came to say what it says. The memory row names who
 //! wrote its current text (`edited_by`, `edited_at`; the tool that stored it and its creation
 //! time until someone edits it).
 //!
 //! Kept by the code that edits rather than by a trigger: redacting the store again rewrites
-//! texts too, and a trigger would keep the unredacted text it replaced as a version.
+//! texts too, and a trigger would keep the unredacted text it replaced as a version. For the
+//! same reason a text pulled by sync or brought by an import replaces the memory's without a
+//! version here: it may be another machine's scrub of a secret, which a version would keep.
+//! Versions stay on the machine where the edit was made.
 
 use super::{Store, StoreError};
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
-
-/// Who a version's replacement names when an import brought the new text.
-pub const IMPORTED_EDIT: &str = "import";
 
 /// One text a memory held.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -91,35 +90,13 @@ pub(super) fn edit(
     Ok(true)
 }
 
-/// [`edit`], unless another memory of its project and kind holds that text already: then the
-/// memory keeps its own (a pulled or imported edit is never refused for it). Whether it changed.
-pub(super) fn edit_unless_twin(
-    tx: &Transaction<'_>,
-    id: i64,
-    title: &str,
-    text: &str,
-    by: &str,
-    at: i64,
-) -> rusqlite::Result<bool> {
-    let twin: Option<i64> = tx
-        .prepare_cached(
-            "SELECT o.id FROM memories o JOIN memories m ON m.id = ?1
-             WHERE o.project = m.project AND o.kind = m.kind AND o.content_hash = ?2 AND o.id != ?1",
-        )?
-        .query_row(params![id, super::content_hash(title, text)], |r| r.get(0))
-        .optional()?;
-    if twin.is_some() {
-        return Ok(false);
-    }
-    edit(tx, id, title, text, by, at)
-}
-
 impl Store {
     /// Every text memory `id` held, the current one first; empty when there is no such memory.
     pub fn memory_versions(&self, id: i64) -> Result<Vec<MemoryVersion>, StoreError> {
         let err = |e| self.err(e);
-        let earlier: Vec<MemoryVersion> = self
-            .conn
+        // One snapshot for both reads: an edit between them would show its text twice.
+        let tx = self.conn.unchecked_transaction().map_err(err)?;
+        let earlier: Vec<MemoryVersion> = tx
             .prepare_cached(
                 "SELECT version, title, text, source, written_at, replaced_at FROM memory_versions
                  WHERE memory_id = ?1 ORDER BY version DESC, id DESC",
@@ -140,8 +117,7 @@ impl Store {
             .map_err(err)?
             .collect::<Result<_, _>>()
             .map_err(err)?;
-        let now: Option<(String, String, String, i64)> = self
-            .conn
+        let now: Option<(String, String, String, i64)> = tx
             .prepare_cached(
                 "SELECT title, text, ifnull(edited_by, tool), ifnull(edited_at, created_at)
                  FROM memories WHERE id = ?1",
@@ -165,5 +141,63 @@ impl Store {
         }];
         all.extend(earlier);
         Ok(all)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{Kind, MemoryType, NewMemory};
+    use crate::redact::{Redacted, Redactor};
+    use crate::store::{OpenOptions, Store};
+
+    fn note(text: &str) -> Redacted<NewMemory> {
+        let m = NewMemory {
+            project: "shop".into(),
+            kind: Kind::Note,
+            mtype: MemoryType::Note,
+            title: "deploy key".into(),
+            text: text.into(),
+            host: "cli".into(),
+            session_id: None,
+            files: vec![],
+            pinned: false,
+            created_at: 1,
+        };
+        Redacted::new(m, &Redactor::builtin())
+    }
+
+    /// Two memories that a scrub makes one: the twin's earlier texts follow the kept memory's
+    /// own, numbered on from them, and none of them keeps the secret.
+    #[test]
+    fn a_merged_twins_versions_are_numbered_after_the_kept_memorys() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open_path(&dir.path().join("hub.db"), OpenOptions::INTERACTIVE).unwrap();
+        let key = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+        let a = s.insert(&note("first draft")).unwrap().id;
+        s.replace_text(a, &note("the key is here"), 10).unwrap();
+        // As an older version, or looser rules, left it: the key in the text.
+        s.conn()
+            .execute(
+                "UPDATE memories SET text = ?2 WHERE id = ?1",
+                rusqlite::params![a, format!("the key is {key}")],
+            )
+            .unwrap();
+        let b = s.insert(&note("second draft")).unwrap().id;
+        s.replace_text(b, &note("the key is [redacted:github-token]"), 20)
+            .unwrap();
+        let r = Redactor::builtin();
+        s.rescrub(&r).unwrap();
+        let kept = if s.get_many(&[a]).unwrap().is_empty() {
+            b
+        } else {
+            a
+        };
+        let versions = s.memory_versions(kept).unwrap();
+        let numbers: Vec<i64> = versions.iter().map(|v| v.version).collect();
+        assert_eq!(numbers, [3, 2, 1], "{versions:?}");
+        assert!(
+            versions.iter().all(|v| !v.text.contains(key)),
+            "{versions:?}"
+        );
     }
 }

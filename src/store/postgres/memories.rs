@@ -97,19 +97,12 @@ impl MemoryWriter {
                 new: false,
             });
         }
-        // The uid is taken: an import of a row that is already here under other text, an edit
-        // made where it was exported, taken as SQLite takes it.
+        // The uid is taken: an import of a row that is already here under other text.
         let row = tx.query_one(&self.by_uid, &[&uid])?;
-        let id: i64 = row.get(0);
-        super::versions::edit_unless_twin(
-            tx,
-            id,
-            &m.title,
-            &m.text,
-            crate::store::versions::IMPORTED_EDIT,
-            crate::time::now_ms(),
-        )?;
-        Ok(Inserted { id, new: false })
+        Ok(Inserted {
+            id: row.get(0),
+            new: false,
+        })
     }
 }
 
@@ -332,7 +325,17 @@ impl Memories for PgStore {
     }
 
     fn memory_versions(&self, id: i64) -> Result<Vec<MemoryVersion>, StoreError> {
-        self.with(|c| super::versions::versions(c, id))
+        // One snapshot for both reads: an edit between them would show its text twice.
+        self.with(|c| {
+            let mut tx = c
+                .build_transaction()
+                .isolation_level(postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()?;
+            let out = super::versions::versions(&mut tx, id)?;
+            tx.commit()?;
+            Ok(out)
+        })
     }
 
     fn pinned_memories(&self, project: &str) -> Result<Vec<Memory>, StoreError> {

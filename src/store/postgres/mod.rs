@@ -36,7 +36,7 @@ pub(crate) mod testing;
 mod tokens;
 mod upkeep;
 mod vectors;
-pub(in crate::store) mod versions;
+mod versions;
 
 use super::StoreError;
 use postgres::{Client, Transaction};

@@ -571,7 +571,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
         written_at  BIGINT NOT NULL,
         replaced_at BIGINT NOT NULL
     );
-    CREATE INDEX memory_versions_by_memory ON memory_versions (memory_id, version);
+    CREATE UNIQUE INDEX memory_versions_by_memory ON memory_versions (memory_id, version);
     "#,
 ];
 

@@ -57,7 +57,11 @@ const TABLES: &[Table] = &[
     (
         "memories",
         false,
-        &[("tool", Shape::Text), ("session_id", Shape::Text)],
+        &[
+            ("tool", Shape::Text),
+            ("session_id", Shape::Text),
+            ("edited_by", Shape::Text),
+        ],
     ),
     ("captures", true, &[("tool", Shape::Text)]),
     (
@@ -520,10 +524,17 @@ fn merge_memory(tx: &mut Transaction<'_>, from: i64, keep: i64) -> Result<(), po
            AND NOT EXISTS (SELECT 1 FROM episodes WHERE memory_id = $2)",
         "UPDATE extracted SET memory_id = $2 WHERE memory_id = $1
            AND NOT EXISTS (SELECT 1 FROM extracted WHERE memory_id = $2)",
-        "UPDATE memory_versions SET memory_id = $2 WHERE memory_id = $1",
     ] {
         tx.execute(sql, &[&from, &keep])?;
     }
+    // The twin's earlier texts come after the kept memory's own, numbered on from them (in one
+    // statement, so the unique index sees only the final numbers).
+    tx.execute(
+        "UPDATE memory_versions SET memory_id = $2,
+             version = version + (SELECT coalesce(max(version), 0) FROM memory_versions WHERE memory_id = $2)
+         WHERE memory_id = $1",
+        &[&from, &keep],
+    )?;
     tx.execute("DELETE FROM memories WHERE id = $1", &[&from])?;
     Ok(())
 }

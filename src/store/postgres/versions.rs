@@ -46,27 +46,6 @@ pub(super) fn edit(
     Ok(true)
 }
 
-/// [`edit`], unless another memory of its project and kind holds that text already: then the
-/// memory keeps its own, as on SQLite. Whether it changed.
-pub(super) fn edit_unless_twin(
-    tx: &mut impl GenericClient,
-    id: i64,
-    title: &str,
-    text: &str,
-    by: &str,
-    at: i64,
-) -> Result<bool, Error> {
-    let twin = tx.query_opt(
-        "SELECT 1 FROM memories o JOIN memories m ON m.id = $1
-         WHERE o.project = m.project AND o.kind = m.kind AND o.content_hash = $2 AND o.id <> $1",
-        &[&id, &crate::store::content_hash(title, text)],
-    )?;
-    if twin.is_some() {
-        return Ok(false);
-    }
-    edit(tx, id, title, text, by, at)
-}
-
 /// Every text memory `id` held, the current one first.
 pub(super) fn versions(c: &mut impl GenericClient, id: i64) -> Result<Vec<MemoryVersion>, Error> {
     let Some(now) = c.query_opt(

@@ -279,9 +279,6 @@ pub(super) fn write(tx: &Transaction<'_>, item: &Item) -> rusqlite::Result<Writt
     }
 }
 
-/// Who a version's replacement names when the edit came from another machine.
-pub(crate) const SYNCED_EDIT: &str = "sync";
-
 fn write_memory(tx: &Transaction<'_>, m: &MemoryItem) -> rusqlite::Result<Written> {
     let existing = match memory_id(tx, &m.uid)? {
         Some(id) => Some(id),
@@ -323,18 +320,18 @@ fn write_memory(tx: &Transaction<'_>, m: &MemoryItem) -> rusqlite::Result<Writte
         return Ok(Written::Stored);
     };
     let files = serde_json::to_string(&m.files).unwrap_or_else(|_| "[]".into());
-    tx.prepare_cached("UPDATE memories SET files = ?2 WHERE id = ?1 AND files != ?2")?
-        .execute(params![id, files])?;
-    // Text that another memory of the project already holds keeps its own; an edit from
-    // elsewhere keeps the text it replaces as a version, as an edit here does.
-    super::super::versions::edit_unless_twin(
-        tx,
+    // OR IGNORE: text that another memory of the project already holds keeps its own.
+    tx.prepare_cached(
+        "UPDATE OR IGNORE memories SET title = ?2, text = ?3, content_hash = ?4, files = ?5
+         WHERE id = ?1 AND (title != ?2 OR text != ?3 OR files != ?5)",
+    )?
+    .execute(params![
         id,
-        &m.title,
-        &m.text,
-        SYNCED_EDIT,
-        crate::time::now_ms(),
-    )?;
+        m.title,
+        m.text,
+        content_hash(&m.title, &m.text),
+        files
+    ])?;
     tx.prepare_cached(
         "UPDATE memories SET pinned = ?2, dismissed = ?3 WHERE id = ?1 AND (pinned != ?2 OR dismissed != ?3)",
     )?

@@ -18,8 +18,6 @@
 pub(in crate::store) mod hub_rules;
 mod hub_side;
 mod items;
-#[cfg(feature = "server")]
-pub(crate) use items::SYNCED_EDIT;
 mod machine;
 
 pub use hub_side::{Conflict, Pusher, Received};

@@ -357,19 +357,14 @@ fn write_memory(tx: &mut Tx<'_, '_>, m: &MemoryItem) -> Result<Written, Error> {
         return Ok(Written::Stored);
     };
     let files = serde_json::to_string(&m.files).unwrap_or_else(|_| "[]".into());
+    // SQLite's `UPDATE OR IGNORE`: text that another memory of the project already holds
+    // keeps its own.
     tx.execute(
-        "UPDATE memories SET files = $2 WHERE id = $1 AND files <> $2",
-        &[&id, &files],
-    )?;
-    // As on SQLite: text that another memory of the project already holds keeps its own, and
-    // an edit from elsewhere keeps the text it replaces as a version.
-    crate::store::postgres::versions::edit_unless_twin(
-        &mut *tx.tx,
-        id,
-        &m.title,
-        &m.text,
-        crate::store::sync::SYNCED_EDIT,
-        crate::time::now_ms(),
+        "UPDATE memories SET title = $2, text = $3, content_hash = $4, files = $5
+         WHERE id = $1 AND (title <> $2 OR text <> $3 OR files <> $5)
+           AND NOT EXISTS (SELECT 1 FROM memories o WHERE o.project = memories.project
+                             AND o.kind = memories.kind AND o.content_hash = $4 AND o.id <> $1)",
+        &[&id, &m.title, &m.text, &hash, &files],
     )?;
     tx.execute(
         "UPDATE memories SET pinned = $2, dismissed = $3 WHERE id = $1 AND (pinned <> $2 OR dismissed <> $3)",
