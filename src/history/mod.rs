@@ -29,7 +29,7 @@ pub mod sync;
 mod verify;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use key::{BadPublicKey, KEY_FILE, KeyError, MachineKey, Pin, PublicKey, pin};
 pub use verify::{Break, BreakKind, Mismatch, mismatches, verify_chain};

@@ -219,23 +219,10 @@ pub fn admit(held: &[Entry], key: &PublicKey, entries: &[Entry]) -> Result<Vec<E
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::{Change, MachineKey, append, content_hash};
+    use crate::history::MachineKey;
 
-    fn chain(key: &MachineKey, n: i64) -> Vec<Entry> {
-        let machine = key.public().fingerprint();
-        let mut out: Vec<Entry> = Vec::new();
-        for i in 0..n {
-            let item = format!("memory:{i}");
-            let change = Change {
-                action: "memory.insert",
-                item: &item,
-                content_hash: content_hash(&[&item]),
-                actor: "",
-                at_ms: 1000 + i,
-            };
-            out.push(append(key, &machine, out.last(), &change));
-        }
-        out
+    fn chain(key: &MachineKey, n: usize) -> Vec<Entry> {
+        super::super::tests::chain(key, &key.public().fingerprint(), n)
     }
 
     #[test]

@@ -16,8 +16,8 @@ fn change<'a>(action: &'a str, item: &'a str, text: &str, at_ms: i64) -> Change<
     }
 }
 
-/// A chain of `n` entries of machine `machine`, signed with `k`.
-fn chain(k: &MachineKey, machine: &str, n: usize) -> Vec<Entry> {
+/// A chain of `n` entries of machine `machine`, signed with `k` (the sync tests' too).
+pub(crate) fn chain(k: &MachineKey, machine: &str, n: usize) -> Vec<Entry> {
     let mut out: Vec<Entry> = Vec::new();
     for i in 0..n {
         let item = format!("memory:{i}");

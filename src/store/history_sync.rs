@@ -44,15 +44,6 @@ fn pinned_to(tx: &rusqlite::Connection, sync_machine: &str) -> rusqlite::Result<
     Ok(text.and_then(|t| PublicKey::from_text(&t).ok()))
 }
 
-/// The key of machine `machine` (a fingerprint), pinned or not to a sync machine.
-fn key_of(tx: &rusqlite::Connection, machine: &str) -> rusqlite::Result<Option<PublicKey>> {
-    let text: Option<String> = tx
-        .prepare_cached("SELECT public_key FROM history_keys WHERE machine = ?1")?
-        .query_row([machine], |r| r.get(0))
-        .optional()?;
-    Ok(text.and_then(|t| PublicKey::from_text(&t).ok()))
-}
-
 /// Record `key`, pinned to `sync_machine` (which no other key stays pinned to).
 fn pin(
     tx: &Transaction<'_>,
@@ -74,7 +65,8 @@ fn pin(
     Ok(())
 }
 
-/// The key known under fingerprint `machine`, with the sync machine it is pinned to.
+/// The key known under fingerprint `machine`, with the sync machine it is pinned to (empty when
+/// it is pinned to none).
 fn named(
     tx: &rusqlite::Connection,
     machine: &str,
@@ -180,7 +172,7 @@ impl Store {
             let mut out = Pulled::default();
             for k in &page.keys {
                 let fingerprint = k.public_key.fingerprint();
-                let known = key_of(tx, &k.machine)?;
+                let known = named(tx, &k.machine)?.map(|(key, _)| key);
                 if fingerprint != k.machine || known.is_some_and(|key| key != k.public_key) {
                     out.warnings.push(format!(
                         "the hub gave key {fingerprint} for machine {}, which is another key's \
@@ -218,7 +210,7 @@ impl Store {
                 }
             }
             for (machine, entries) in chains {
-                let Some(key) = key_of(tx, machine)? else {
+                let Some((key, _)) = named(tx, machine)? else {
                     out.warnings.push(format!(
                         "the hub gave entries of machine {machine} without its key: they were not kept"
                     ));
@@ -429,24 +421,11 @@ fn pinned_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<Pinned>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::{Change, MachineKey, append, content_hash};
+    use crate::history::MachineKey;
     use crate::store::OpenOptions;
 
-    fn chain(key: &MachineKey, n: i64) -> Vec<Entry> {
-        let machine = key.public().fingerprint();
-        let mut out: Vec<Entry> = Vec::new();
-        for i in 0..n {
-            let item = format!("memory:{i}");
-            let change = Change {
-                action: "memory.insert",
-                item: &item,
-                content_hash: content_hash(&[&item]),
-                actor: "",
-                at_ms: 1000 + i,
-            };
-            out.push(append(key, &machine, out.last(), &change));
-        }
-        out
+    fn chain(key: &MachineKey, n: usize) -> Vec<Entry> {
+        crate::history::tests::chain(key, &key.public().fingerprint(), n)
     }
 
     fn push(machine: &str, key: &MachineKey, entries: Vec<Entry>) -> Push {

@@ -39,7 +39,7 @@ impl MemoryVersion {
 /// The memory's text as it stands: (title, text, who wrote it, when).
 type Current = (String, String, String, i64);
 
-fn current(tx: &Transaction<'_>, id: i64) -> rusqlite::Result<Option<Current>> {
+fn current(tx: &rusqlite::Connection, id: i64) -> rusqlite::Result<Option<Current>> {
     tx.prepare_cached(
         "SELECT title, text, ifnull(edited_by, tool), ifnull(edited_at, created_at)
          FROM memories WHERE id = ?1",
@@ -117,15 +117,7 @@ impl Store {
             .map_err(err)?
             .collect::<Result<_, _>>()
             .map_err(err)?;
-        let now: Option<(String, String, String, i64)> = tx
-            .prepare_cached(
-                "SELECT title, text, ifnull(edited_by, tool), ifnull(edited_at, created_at)
-                 FROM memories WHERE id = ?1",
-            )
-            .map_err(err)?
-            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-            .optional()
-            .map_err(err)?;
+        let now = current(&tx, id).map_err(err)?;
         let Some((title, text, source, written_at)) = now else {
             return Ok(Vec::new());
         };
