@@ -252,25 +252,10 @@ impl Store {
             if own.as_deref() == Some(machine.as_str()) {
                 return Ok(Err(Refusal::SharedKey));
             }
-            // A sync machine belongs to the first token that pushed with it, its items or its
-            // history, as a push of items has it.
-            let bound: Option<i64> = tx
-                .prepare_cached("SELECT token FROM sync_machines WHERE machine = ?1")?
-                .query_row([&push.machine], |r| r.get(0))
-                .optional()?;
-            match bound {
-                Some(t) if t != token => {
-                    return Ok(Err(Refusal::OtherToken {
-                        sync_machine: push.machine.clone(),
-                    }));
-                }
-                Some(_) => {}
-                None => {
-                    tx.prepare_cached(
-                        "INSERT INTO sync_machines (machine, token) VALUES (?1, ?2)",
-                    )?
-                    .execute(params![push.machine, token])?;
-                }
+            if super::sync::another_tokens(tx, &push.machine, token)? {
+                return Ok(Err(Refusal::OtherToken {
+                    sync_machine: push.machine.clone(),
+                }));
             }
             let pinned = pinned_to(tx, &push.machine)?;
             let named = named(tx, &machine)?;

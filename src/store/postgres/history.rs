@@ -80,29 +80,10 @@ impl HistoryHub for PgStore {
                 .map_err(pg)?;
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&HISTORY_LOCK])
                 .map_err(pg)?;
-            // A sync machine belongs to the first token that pushed with it, its items or its
-            // history, as a push of items has it.
-            let bound: Option<i64> = tx
-                .query_opt(
-                    "SELECT token FROM sync_machines WHERE machine = $1",
-                    &[&push.machine],
-                )
-                .map_err(pg)?
-                .map(|r| r.get(0));
-            match bound {
-                Some(t) if t != token => {
-                    return Ok(Err(Refusal::OtherToken {
-                        sync_machine: push.machine.clone(),
-                    }));
-                }
-                Some(_) => {}
-                None => {
-                    tx.execute(
-                        "INSERT INTO sync_machines (machine, token) VALUES ($1, $2)",
-                        &[&push.machine, &token],
-                    )
-                    .map_err(pg)?;
-                }
+            if super::sync::another_tokens(tx, &push.machine, token).map_err(pg)? {
+                return Ok(Err(Refusal::OtherToken {
+                    sync_machine: push.machine.clone(),
+                }));
             }
             let machine = push.key.fingerprint();
             let pinned = pinned_to(tx, &push.machine).map_err(pg)?;

@@ -147,17 +147,26 @@ fn refuse_push(
     token: i64,
     now: i64,
 ) -> rusqlite::Result<Option<String>> {
-    hub_rules::refuse_push(batch, now, |machine| {
-        let bound: Option<i64> = rusqlite::OptionalExtension::optional(
-            tx.prepare_cached("SELECT token FROM sync_machines WHERE machine = ?1")?
-                .query_row([machine], |r| r.get(0)),
-        )?;
-        if bound.is_none() {
-            tx.prepare_cached("INSERT INTO sync_machines (machine, token) VALUES (?1, ?2)")?
-                .execute(params![machine, token])?;
-        }
-        Ok(bound.is_some_and(|t| t != token))
-    })
+    hub_rules::refuse_push(batch, now, |machine| another_tokens(tx, machine, token))
+}
+
+/// Whether sync machine `machine` belongs to another token than `token`: a machine belongs to
+/// the first token that pushed with it (its items or its history), and is tied to `token` here
+/// when no token pushed with it yet.
+pub(in crate::store) fn another_tokens(
+    tx: &Transaction<'_>,
+    machine: &str,
+    token: i64,
+) -> rusqlite::Result<bool> {
+    let bound: Option<i64> = rusqlite::OptionalExtension::optional(
+        tx.prepare_cached("SELECT token FROM sync_machines WHERE machine = ?1")?
+            .query_row([machine], |r| r.get(0)),
+    )?;
+    if bound.is_none() {
+        tx.prepare_cached("INSERT INTO sync_machines (machine, token) VALUES (?1, ?2)")?
+            .execute(params![machine, token])?;
+    }
+    Ok(bound.is_some_and(|t| t != token))
 }
 
 /// Keep a losing version, unless it is kept already, and only the newest few per item.

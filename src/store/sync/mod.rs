@@ -20,6 +20,7 @@ mod hub_side;
 mod items;
 mod machine;
 
+pub(in crate::store) use hub_side::another_tokens;
 pub use hub_side::{Conflict, Pusher, Received};
 // For the PostgreSQL hub, which writes items by the same keys and order.
 #[cfg(feature = "server")]

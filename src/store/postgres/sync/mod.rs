@@ -43,6 +43,7 @@ use crate::sync::item::Batch;
 use absorb::absorb;
 use postgres::types::ToSql;
 use postgres::{Error, IsolationLevel, Row, Statement, Transaction};
+pub(in crate::store) use receive::another_tokens;
 use receive::receive;
 use serve::serve;
 use std::collections::HashMap;

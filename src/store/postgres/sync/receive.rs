@@ -90,20 +90,30 @@ fn refuse_push(
     now: i64,
 ) -> Result<Option<String>, Error> {
     hub_rules::refuse_push(batch, now, |machine| {
-        let bound: Option<i64> = tx
-            .query_opt(
-                "SELECT token FROM sync_machines WHERE machine = $1",
-                &[&machine],
-            )?
-            .map(|r| r.get(0));
-        if bound.is_none() {
-            tx.execute(
-                "INSERT INTO sync_machines (machine, token) VALUES ($1, $2)",
-                &[&machine, &token],
-            )?;
-        }
-        Ok(bound.is_some_and(|t| t != token))
+        another_tokens(&mut *tx.tx, machine, token)
     })
+}
+
+/// Whether sync machine `machine` belongs to another token than `token`, tying it to `token`
+/// when no token pushed with it yet (as on SQLite: `store::sync::another_tokens`).
+pub(in crate::store) fn another_tokens(
+    tx: &mut impl postgres::GenericClient,
+    machine: &str,
+    token: i64,
+) -> Result<bool, Error> {
+    let bound: Option<i64> = tx
+        .query_opt(
+            "SELECT token FROM sync_machines WHERE machine = $1",
+            &[&machine],
+        )?
+        .map(|r| r.get(0));
+    if bound.is_none() {
+        tx.execute(
+            "INSERT INTO sync_machines (machine, token) VALUES ($1, $2)",
+            &[&machine, &token],
+        )?;
+    }
+    Ok(bound.is_some_and(|t| t != token))
 }
 
 /// Keep a losing version, unless it is kept already, and only the newest few per item.
