@@ -24,6 +24,7 @@ pub mod server;
 pub mod spool;
 pub mod stall;
 pub mod store;
+pub mod supersession;
 pub mod sync;
 pub mod text;
 pub mod time;

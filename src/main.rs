@@ -77,10 +77,13 @@ enum Command {
     /// Where a memory or fact came from: the fact, its memory, the original message, the
     /// session, and the hook event or call that stored it, with times.
     Why(cli::why::WhyArgs),
-    /// One memory with every text it held, newest first: who wrote each and when.
+    /// One memory with every text it held, newest first: who wrote each and when; the
+    /// memories it replaced or that replaced it; its feedback.
     Inspect(cli::inspect::InspectArgs),
     /// Replace a note's text (and title); the old text is kept as a version.
     Edit(cli::inspect::EditArgs),
+    /// Say what a memory is worth: --favourite, --unfavourite, --positive or --negative.
+    Feedback(cli::inspect::FeedbackArgs),
     /// The memories whose files changed or went away since they were written, in this folder.
     Drift(cli::drift::DriftArgs),
     /// Check the signed history: every chain and signature, and that nothing was changed
@@ -175,6 +178,7 @@ fn main() -> ExitCode {
         Command::Why(a) => cli::why::run(a, json),
         Command::Inspect(a) => cli::inspect::run(a, json),
         Command::Edit(a) => cli::inspect::edit(a, json),
+        Command::Feedback(a) => cli::inspect::feedback(a, json),
         Command::Drift(a) => cli::drift::run(a, json),
         Command::Verify => cli::verify::run(json),
         Command::Facts(a) => cli::facts::run(a, json),

@@ -81,13 +81,17 @@ pub fn hit_line(m: &Memory, clock: &Clock) -> String {
     )
 }
 
-/// A hit's line, with its stale mark when it has one: `… (shop, …) [stale: src/a.rs changed 2
-/// days later]`.
+/// A hit's line, with its marks when it has them: `… (shop, …) [replaced by #42] [stale:
+/// src/a.rs changed 2 days later]`.
 fn hit_line_marked(h: &crate::recall::search::Hit, clock: &Clock) -> String {
-    match &h.stale {
-        Some(mark) => format!("{} [{mark}]", hit_line(&h.memory, clock)),
-        None => hit_line(&h.memory, clock),
+    let mut line = hit_line(&h.memory, clock);
+    if let Some(newer) = h.replaced_by {
+        line.push_str(&format!(" [replaced by #{newer}]"));
     }
+    if let Some(mark) = &h.stale {
+        line.push_str(&format!(" [{mark}]"));
+    }
+    line
 }
 
 impl Text for ops::recall::Search {
@@ -134,6 +138,10 @@ impl Text for ops::recall::Timeline {
     }
 }
 
+/// How much later than it was said a memory must have been stored for `get_observations` to
+/// show both times: an hour, so a hook's own clock skew never shows.
+const STORED_LATER_MS: i64 = 3_600_000;
+
 impl Text for ops::recall::GetObservations {
     /// Each memory in full, newest first, separated by `---`.
     fn text(found: &Self::Output, clock: &Clock) -> Rendered {
@@ -144,8 +152,14 @@ impl Text for ops::recall::GetObservations {
             .iter()
             .map(|o| {
                 let m = &o.memory;
+                // A back-filled or imported memory was said long before it was stored.
+                let stored = m
+                    .stored_at
+                    .filter(|at| at - m.created_at > STORED_LATER_MS)
+                    .map(|at| format!(" · stored {}", clock.iso(at)))
+                    .unwrap_or_default();
                 let mut s = format!(
-                    "#{} [{}] {}\n{} · {} · source: {}{}\n{}",
+                    "#{} [{}] {}\n{} · {}{stored} · source: {}{}\n{}",
                     m.id,
                     m.mtype,
                     m.title,
@@ -364,7 +378,56 @@ impl Text for ops::inspect::Inspect {
                 ));
             }
         }
+        for l in &r.links {
+            lines.push(if l.older == r.memory.id {
+                format!(
+                    "Replaced by #{} ({}), {}.",
+                    l.newer,
+                    l.cause.as_str(),
+                    when(l.created_at)
+                )
+            } else {
+                format!(
+                    "Replaces #{} ({}), {}.",
+                    l.older,
+                    l.cause.as_str(),
+                    when(l.created_at)
+                )
+            });
+        }
+        let f = &r.feedback;
+        if f.favourite || f.positive > 0 || f.negative > 0 {
+            lines.push(format!(
+                "Feedback: {}{} helpful, {} not helpful{}.",
+                if f.favourite { "favourite, " } else { "" },
+                f.positive,
+                f.negative,
+                if f.hides() {
+                    "; left out of the session-start block"
+                } else {
+                    ""
+                }
+            ));
+        }
         Rendered::recalled(lines.join("\n"))
+    }
+}
+
+impl Text for ops::feedback::GiveFeedback {
+    fn text(r: &Self::Output, _: &Clock) -> Rendered {
+        let f = &r.feedback;
+        Rendered::plain(format!(
+            "#{}: {}{} helpful, {} not helpful.{}",
+            r.id,
+            if f.favourite { "favourite, " } else { "" },
+            f.positive,
+            f.negative,
+            if r.hidden_from_context {
+                " It is left out of the session-start block."
+            } else {
+                ""
+            }
+        ))
     }
 }
 
@@ -562,7 +625,16 @@ impl Text for ops::lists::WorkStateRead {
 impl Text for ops::memories::SaveMemory {
     fn text(s: &Self::Output, _: &Clock) -> Rendered {
         Rendered::plain(if s.new {
-            format!("Saved as #{} in {}.", s.id, s.project)
+            let replaces: Vec<String> = s.replaces.iter().map(|id| format!("#{id}")).collect();
+            match replaces.as_slice() {
+                [] => format!("Saved as #{} in {}.", s.id, s.project),
+                _ => format!(
+                    "Saved as #{} in {}. It replaces {}, which stays, marked as replaced.",
+                    s.id,
+                    s.project,
+                    replaces.join(", ")
+                ),
+            }
         } else {
             format!("Already saved as #{}.", s.id)
         })

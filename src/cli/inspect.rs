@@ -1,7 +1,9 @@
-//! `aletheia inspect ID` (a memory's versions, `inspect`) and `aletheia edit ID` (replace a
-//! note's text, keeping the old one as a version, `edit_note`).
+//! `aletheia inspect ID` (a memory's versions and relationships, `inspect`), `aletheia edit ID`
+//! (replace a note's text, keeping the old one as a version, `edit_note`) and `aletheia
+//! feedback ID` (say what a memory is worth, `feedback`).
 
 use crate::ops::curate::EditNote;
+use crate::ops::feedback::{GiveFeedback, VoteName};
 use crate::ops::inspect::Inspect;
 use clap::Args;
 
@@ -38,4 +40,37 @@ pub fn edit(a: EditArgs, json: bool) -> anyhow::Result<()> {
         title: a.title,
     };
     super::run(request, super::caller(None), json)
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("vote").required(true)))]
+pub struct FeedbackArgs {
+    /// The memory's id.
+    pub id: i64,
+    /// Mark it a favourite: lifted a little in search, always in the session-start block.
+    #[arg(long, group = "vote")]
+    pub favourite: bool,
+    /// Take the favourite mark away.
+    #[arg(long, group = "vote")]
+    pub unfavourite: bool,
+    /// It helped.
+    #[arg(long, group = "vote")]
+    pub positive: bool,
+    /// It did not help: lowered a little in search; more of these than helpful votes leave it
+    /// out of the session-start block.
+    #[arg(long, group = "vote")]
+    pub negative: bool,
+}
+
+pub fn feedback(a: FeedbackArgs, json: bool) -> anyhow::Result<()> {
+    let vote = if a.favourite {
+        VoteName::Favourite
+    } else if a.unfavourite {
+        VoteName::Unfavourite
+    } else if a.positive {
+        VoteName::Positive
+    } else {
+        VoteName::Negative
+    };
+    super::run(GiveFeedback { id: a.id, vote }, super::caller(None), json)
 }

@@ -31,6 +31,10 @@ pub struct SearchArgs {
     /// Like --since; a bare date includes that day.
     #[arg(long)]
     pub until: Option<String>,
+    /// Answer as memory stood then (a date, date-time, relative time or epoch milliseconds):
+    /// memories saved later, later edits and later replacements are left out.
+    #[arg(long = "as-of")]
+    pub as_of: Option<String>,
     /// Only results older than this many days.
     #[arg(long = "older-than-days")]
     pub older_than_days: Option<f64>,
@@ -66,6 +70,7 @@ pub fn run(args: SearchArgs, json: bool) -> anyhow::Result<()> {
         older_than_days: args.older_than_days,
         order: args.order,
         raw: args.raw,
+        as_of: args.as_of.map(When::Text),
     };
     let mut edge = super::Edge::open(super::caller(None))?;
     if args.semantic {

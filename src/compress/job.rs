@@ -331,9 +331,11 @@ fn write(
         let line = format!("{} {} {}", stored.subject, stored.predicate, stored.object);
         match tx.insert_fact(&fact, now)? {
             FactOutcome::Duplicate(_) => report.facts_known += 1,
-            FactOutcome::Superseded { .. } => {
+            FactOutcome::Superseded { closed, .. } => {
                 report.facts_new += 1;
                 report.superseded += 1;
+                // The memory that said the closed fact is replaced by the one that said this.
+                tx.supersede_by_facts(&closed, f.memory_id, now)?;
             }
             FactOutcome::Tied { .. } => {
                 report.facts_new += 1;

@@ -91,6 +91,7 @@ mod tests {
             pinned: false,
             dismissed: false,
             created_at: 0,
+            stored_at: None,
         }
     }
 

@@ -3,6 +3,7 @@
 
 use super::{Access, Context, OpError, Operation};
 use crate::model::Memory;
+use crate::store::standing::{Feedback, Link};
 use crate::store::versions::MemoryVersion;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -22,11 +23,14 @@ pub struct Inspected {
     /// The current text first, then each it replaced: the version, who wrote it and when,
     /// `original` or `edit`, and when it was replaced.
     pub versions: Vec<MemoryVersion>,
+    /// Its relationships: the memories it replaced and those that replaced it, oldest first.
+    pub links: Vec<Link>,
+    pub feedback: Feedback,
 }
 
 impl Operation for Inspect {
     const NAME: &'static str = "inspect";
-    const DESCRIPTION: &'static str = "One memory with every text it held, newest first: each version's time, who wrote it, and whether it is the original or an edit. Read-only.";
+    const DESCRIPTION: &'static str = "One memory with every text it held, newest first: each version's time, who wrote it, and whether it is the original or an edit; the memories it replaced or that replaced it; its feedback. Read-only.";
     const ACCESS: Access = Access::Read;
     const IDEMPOTENT: bool = true;
     type Output = Inspected;
@@ -41,6 +45,13 @@ impl Operation for Inspect {
             .filter(|m| ctx.caller.may_see(&m.project))
             .ok_or_else(missing)?;
         let versions = ctx.store.memory_versions(self.id)?;
-        Ok(Inspected { memory, versions })
+        let links = ctx.store.memory_links(self.id)?;
+        let feedback = ctx.store.feedback_of(self.id)?;
+        Ok(Inspected {
+            memory,
+            versions,
+            links,
+            feedback,
+        })
     }
 }

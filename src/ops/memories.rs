@@ -44,6 +44,9 @@ pub struct Saved {
     pub id: i64,
     pub project: String,
     pub new: bool,
+    /// The older memories it replaces (see `supersession`), marked as replaced by it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replaces: Vec<i64>,
 }
 
 impl Operation for SaveMemory {
@@ -56,10 +59,20 @@ impl Operation for SaveMemory {
     fn run(self, ctx: &mut Context<'_>) -> Result<Saved, OpError> {
         let m = self.memory(ctx)?;
         let ins = ctx.store.insert(&m)?;
+        let replaces = if ins.new {
+            let saved = ctx.store.get_many(&[ins.id])?;
+            match saved.first() {
+                Some(saved) => super::supersede::link_replaced(ctx.store, saved, ctx.clock.now())?,
+                None => Vec::new(),
+            }
+        } else {
+            Vec::new()
+        };
         Ok(Saved {
             id: ins.id,
             project: m.get().project.clone(),
             new: ins.new,
+            replaces,
         })
     }
 }

@@ -19,6 +19,7 @@ pub mod compress;
 pub mod curate;
 pub mod doctor;
 pub mod drift;
+pub mod feedback;
 pub mod inspect;
 pub mod lists;
 pub mod memories;
@@ -26,6 +27,7 @@ pub mod policy;
 pub mod recall;
 pub mod review;
 pub mod rules;
+mod supersede;
 pub mod transfer;
 pub mod trust;
 pub mod upkeep;
@@ -391,6 +393,7 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<trust::ListTrust>::ENTRY,
     &Op::<why::Why>::ENTRY,
     &Op::<inspect::Inspect>::ENTRY,
+    &Op::<feedback::GiveFeedback>::ENTRY,
     &Op::<drift::Drift>::ENTRY,
     &Op::<upkeep::Verify>::ENTRY,
     &Op::<compress::Compress>::ENTRY,

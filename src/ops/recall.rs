@@ -73,7 +73,8 @@ pub struct Search {
     /// Rows to skip.
     #[schemars(extend("default" = 0, "minimum" = 0))]
     pub offset: Option<i64>,
-    /// ISO 8601 date or date-time, relative time (yesterday, 3 days ago, 2w) or epoch ms.
+    /// ISO 8601 date or date-time, relative time (yesterday, 3 days ago, 2w) or epoch ms. Applies
+    /// to when a memory was said or done (created_at), not when it was stored.
     pub since: Option<When>,
     /// Like since. A bare date includes that day.
     pub until: Option<When>,
@@ -82,6 +83,9 @@ pub struct Search {
     /// relevance, date_desc or date_asc.
     #[schemars(extend("default" = "relevance"))]
     pub order: Option<search::Order>,
+    /// Answer as the memory stood at this time (like since): memories saved later, later
+    /// edits and later replacements are left out.
+    pub as_of: Option<When>,
     /// Pass the query to FTS5 as written (command line only).
     #[serde(skip)]
     pub raw: bool,
@@ -138,6 +142,7 @@ impl Operation for Search {
             offset,
             order: self.order.unwrap_or_default(),
             raw: self.raw,
+            as_of: When::resolve(self.as_of.as_ref(), "as_of", &ctx.clock, Bound::Start)?,
         };
         let mut found = match each {
             Some(projects) => across(ctx, &q, &projects)?,

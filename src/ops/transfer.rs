@@ -38,8 +38,10 @@ pub struct Record {
     pub pinned: bool,
     #[serde(default)]
     pub dismissed: bool,
-    /// Epoch milliseconds (as an export writes it); an import also takes an ISO 8601 date or
-    /// date-time, read in the caller's time zone unless it carries an offset.
+    /// When it was said or done: epoch milliseconds (as an export writes it); an import also
+    /// takes an ISO 8601 date or date-time, read in the caller's time zone unless it carries an
+    /// offset. `occurred_at` is taken for it too.
+    #[serde(alias = "occurred_at")]
     pub created_at: When,
 }
 

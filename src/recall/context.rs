@@ -137,11 +137,16 @@ pub fn build(
     let mut shown: HashSet<i64> = HashSet::new();
     let mut sections = Vec::new();
 
-    let pinned = store.pinned_memories(project)?;
+    // What a newer memory replaced, and what was rated down more than up, is not told as
+    // current: it stays in the store and in search, marked.
+    let standing = store.standing(Some(project), None)?;
+    let mut pinned = store.pinned_memories(project)?;
+    pinned.retain(|m| standing.current(m.id));
     // One bounded walk back through the project's newest memories feeds both the last session
     // and the recent list, so a store of any size costs the same. Tool events are raw and many;
     // the block lists what people said, concluded and decided.
-    let window = store.newest_told(project, WINDOW)?;
+    let mut window = store.newest_told(project, WINDOW)?;
+    window.retain(|m| standing.current(m.id));
     let marks = match &opts.root {
         Some(root) => crate::drift::marks::stale_marks(root, printable(&pinned, &window, opts)),
         None => Marks::new(),

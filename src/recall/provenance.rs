@@ -78,6 +78,7 @@ mod tests {
             pinned: false,
             dismissed: false,
             created_at: at,
+            stored_at: None,
         }
     }
 

@@ -12,6 +12,7 @@
 //! memories and decisions first, fresher before staler, raw tool events below what people said.
 
 use crate::model::{Kind, MemoryType};
+use crate::store::standing::Standing;
 use crate::store::term_counts::TermCounts;
 use crate::store::{Storage, StoreError};
 
@@ -133,6 +134,36 @@ fn idf(rows: u64, hits: u64) -> f64 {
     if v <= 0.0 { 1e-6 } else { v }
 }
 
+/// The most feedback lifts a memory: 6% for a favourite, 2% a net helpful vote up to 4%. Like
+/// recency, enough to put the favoured of two near-equal matches first, too little to pass a
+/// clearly better one.
+pub const FEEDBACK_MAX: f64 = 1.10;
+
+/// The share of its score a replaced memory keeps (see `supersession`): below the memory that
+/// replaced it and most current matches, still found when it is what a search asks for.
+pub const SUPERSEDED: f64 = 0.6;
+
+/// How feedback and supersession move memory `id`'s score: a factor of at most
+/// [`FEEDBACK_MAX`]. Not helpful votes lower it by 5% each, to 15% at most.
+pub fn standing(id: i64, s: &Standing) -> f64 {
+    let feedback = s.feedback.get(&id).map_or(1.0, |f| {
+        let favourite = if f.favourite { 0.06 } else { 0.0 };
+        let net = f.positive - f.negative;
+        let votes = if net >= 0 {
+            0.02 * net.min(2) as f64
+        } else {
+            -0.05 * (-net).min(3) as f64
+        };
+        1.0 + favourite + votes
+    });
+    let replaced = if s.superseded.contains_key(&id) {
+        SUPERSEDED
+    } else {
+        1.0
+    };
+    feedback * replaced
+}
+
 /// What the ranking knows of a candidate besides its BM25.
 pub struct Traits {
     pub created_at: i64,
@@ -141,9 +172,10 @@ pub struct Traits {
     pub kind: Kind,
 }
 
-/// The most `adjusted` can multiply a BM25 by: fresh, pinned, a decision.
-pub const MAX_BOOST: f64 = (1.0 + RECENCY) * 1.5 * 1.2;
-/// The most it can for a memory that is not pinned (most are).
+/// The most `adjusted` and `standing` together can multiply a BM25 by: fresh, pinned, a
+/// decision, favoured.
+pub const MAX_BOOST: f64 = (1.0 + RECENCY) * 1.5 * 1.2 * FEEDBACK_MAX;
+/// The most it can for a memory that is neither pinned nor lifted by feedback (most are).
 pub const MAX_BOOST_UNPINNED: f64 = (1.0 + RECENCY) * 1.2;
 
 /// BM25 adjusted for recency (age against `newest`), pinning, type and kind.
@@ -291,6 +323,19 @@ mod tests {
             Kind::Summary,
             Kind::Observation,
         ];
+        // The most feedback lifts: a favourite with more helpful votes than count.
+        let favoured = Standing {
+            feedback: [(
+                7,
+                crate::store::standing::Feedback {
+                    favourite: true,
+                    positive: 5,
+                    negative: 0,
+                },
+            )]
+            .into(),
+            ..Standing::default()
+        };
         let mut highest: f64 = 0.0;
         for mtype in types {
             for kind in kinds {
@@ -302,11 +347,13 @@ mod tests {
                             mtype,
                             kind,
                         };
-                        let score = adjusted(2.0, &t, 1_000);
-                        if !pinned {
-                            assert!(score <= 2.0 * MAX_BOOST_UNPINNED);
+                        for (favoured, lift) in [(false, 1.0), (true, standing(7, &favoured))] {
+                            let score = adjusted(2.0, &t, 1_000) * lift;
+                            if !pinned && !favoured {
+                                assert!(score <= 2.0 * MAX_BOOST_UNPINNED);
+                            }
+                            highest = highest.max(score);
                         }
-                        highest = highest.max(score);
                     }
                 }
             }

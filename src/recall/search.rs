@@ -54,6 +54,9 @@ pub struct SearchQuery {
     pub order: Order,
     /// Pass the query to FTS5 as written.
     pub raw: bool,
+    /// Answer as the store stood then: memories stored later left out, supersessions made
+    /// later not counted, and each memory's text as it read then.
+    pub as_of: Option<i64>,
 }
 
 /// One hit.
@@ -66,6 +69,9 @@ pub struct Hit {
     /// days later`), when the front end knows the project's folder and something did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stale: Option<String>,
+    /// The newer memory that replaced this one (see `supersession`), when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced_by: Option<i64>,
 }
 
 /// The result: matching facts, hits, or why there are none.
@@ -132,6 +138,7 @@ fn by_relevance(
                 memory: by_id.remove(&id)?,
                 score,
                 stale: None,
+                replaced_by: None,
             })
         })
         .collect())
@@ -145,19 +152,88 @@ fn unscored(memories: Vec<Memory>) -> Vec<Hit> {
             memory,
             score: 0.0,
             stale: None,
+            replaced_by: None,
         })
         .collect()
 }
 
 /// Run a search.
 pub fn search(store: &dyn Storage, q: &SearchQuery) -> Result<SearchResult, StoreError> {
+    let mut result = words(store, q)?;
+    settle(store, q, &mut result.hits)?;
+    Ok(result)
+}
+
+/// The memories stored up to `as_of` (inclusive) and before `until` (exclusive): the earlier
+/// bound.
+fn until_as_of(q: &SearchQuery) -> Option<i64> {
+    let as_of = q.as_of.map(|t| t.saturating_add(1));
+    match (q.until, as_of) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Mark each hit that a newer memory replaced, and put a replaced memory below its replacement
+/// where a relevance search found both; as of `q.as_of`, with each text as it read then.
+pub(super) fn settle(
+    store: &dyn Storage,
+    q: &SearchQuery,
+    hits: &mut [Hit],
+) -> Result<(), StoreError> {
+    if hits.is_empty() {
+        return Ok(());
+    }
+    let standing = store.standing(q.project.as_deref(), q.as_of)?;
+    for h in hits.iter_mut() {
+        h.replaced_by = standing.superseded.get(&h.memory.id).copied();
+    }
+    if q.order == Order::Relevance {
+        // A replaced hit scores just under its replacement when it scored more, so any later
+        // sort by score (stale marks, several projects merged) keeps the two in that order.
+        // Each pass settles one link of a chain (#1 replaced by #2 by #3).
+        for _ in 0..hits.len() {
+            let scores: std::collections::HashMap<i64, f64> =
+                hits.iter().map(|h| (h.memory.id, h.score)).collect();
+            let mut moved = false;
+            for h in hits.iter_mut() {
+                if let Some(&newer) = h.replaced_by.and_then(|n| scores.get(&n))
+                    && h.score >= newer
+                {
+                    h.score = newer - (newer.abs() * 1e-3).max(1e-9);
+                    moved = true;
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    }
+    if let Some(t) = q.as_of {
+        for h in hits.iter_mut() {
+            let versions = store.memory_versions(h.memory.id)?;
+            if let Some(v) = versions
+                .iter()
+                .find(|v| v.written_at <= t && v.replaced_at.is_none_or(|r| t < r))
+            {
+                h.memory.title.clone_from(&v.title);
+                h.memory.text.clone_from(&v.text);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The search by words alone, before [`settle`].
+fn words(store: &dyn Storage, q: &SearchQuery) -> Result<SearchResult, StoreError> {
     let limit = q.limit.clamp(1, 100);
     let filter = Filter {
         project: q.project.as_deref(),
         mtype: q.mtype,
         kind: q.kind,
         since: q.since,
-        until: q.until,
+        until: until_as_of(q),
     };
     let order = match q.order {
         Order::DateAsc => DateOrder::OldestFirst,
@@ -196,6 +272,7 @@ pub fn search(store: &dyn Storage, q: &SearchQuery) -> Result<SearchResult, Stor
                     filter: filter.narrows().then_some(&filter),
                 },
                 need: q.offset + limit,
+                as_of: q.as_of,
             };
             let raw = match text {
                 TextQuery::Native(query) => Some(query),
@@ -315,7 +392,7 @@ pub fn hybrid(
         mtype: q.mtype,
         kind: q.kind,
         since: q.since,
-        until: q.until,
+        until: until_as_of(q),
     };
     let word_ids: Vec<i64> = words.hits.iter().map(|h| h.memory.id).collect();
     let found = semantic
@@ -363,12 +440,14 @@ pub fn hybrid(
                 memory: by_id.remove(&id)?,
                 score,
                 stale: None,
+                replaced_by: None,
             })
         })
         .collect();
     if !words.hits.is_empty() {
         words.reason = None;
     }
+    settle(store, q, &mut words.hits)?;
     Ok(words)
 }
 
@@ -379,7 +458,7 @@ fn passes(m: &Memory, q: &SearchQuery) -> bool {
         && q.mtype.is_none_or(|t| t == m.mtype)
         && q.kind.is_none_or(|k| k == m.kind)
         && q.since.is_none_or(|s| m.created_at >= s)
-        && q.until.is_none_or(|u| m.created_at < u)
+        && until_as_of(q).is_none_or(|u| m.created_at < u)
 }
 
 /// Each score's distance from the scores' mean, in standard deviations. Scores that are all

@@ -15,11 +15,13 @@
 //! already held, and FTS5 skips gathering counts for every other row (see `term_counts`). In
 //! practice the rare words fill the page and the common ones cost little more than their walk.
 //!
-//! Pinned memories can be lifted further than the rest, so they are always held; every bound on
-//! the rest uses `rank::MAX_BOOST_UNPINNED`.
+//! Pinned memories and those favoured by feedback can be lifted further than the rest, so they
+//! are always held; every bound on the rest uses `rank::MAX_BOOST_UNPINNED`. Supersession and
+//! feedback (`rank::standing`) are read for the whole scope once per search.
 
 use super::rank::{self, Traits};
 use crate::store::search::{CandidateReader, Candidates};
+use crate::store::standing::Standing;
 use crate::store::{Storage, StoreError};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -34,6 +36,8 @@ pub(super) struct Request<'a> {
     pub candidates: Candidates<'a>,
     /// How many results the page needs (offset plus limit).
     pub need: usize,
+    /// Rank as the store stood then: supersessions made later do not count.
+    pub as_of: Option<i64>,
 }
 
 /// The best `need` matches of the sanitised query, best first, as (score, id).
@@ -60,26 +64,26 @@ pub(super) fn best(store: &dyn Storage, req: &Request) -> Result<Vec<(f64, i64)>
         }
         let only = (!open).then(|| {
             let mut ids = held.ids();
-            ids.extend(&ranker.pinned);
+            ids.extend(&ranker.lifted);
             ids
         });
         let weight = df.terms[term].weight();
         let one = std::slice::from_ref(&req.terms[term]);
         store.each_match_counted(one, req.candidates, only, &mut |id, counts| {
             let share = rank::weighted_score(counts, 0, weight);
-            if open || ranker.pinned.contains(&id) {
+            if open || ranker.lifted.contains(&id) {
                 held.add(id, share);
             } else {
                 held.add_if_held(id, share);
             }
         })?;
     }
-    // Pinned rows can be lifted past any other, so each is offered; then the rest best first,
+    // Lifted rows can pass any other, so each is offered; then the rest best first,
     // until one cannot reach the page: every row after it scores less. The best few are
     // selected and sorted first, not all of them: a common word holds most of the store.
     let (pinned, mut rest): (Vec<Entry>, Vec<Entry>) = held
         .entries()
-        .partition(|(id, _)| ranker.pinned.contains(id));
+        .partition(|(id, _)| ranker.lifted.contains(id));
     for (id, bm25) in pinned {
         ranker.offer(bm25, id, true)?;
     }
@@ -211,8 +215,8 @@ pub(super) fn best_raw(
 ) -> Result<Vec<(f64, i64)>, StoreError> {
     let mut ranker = Ranker::new(store, req)?;
     for (id, bm25) in store.native_scores(query, req.candidates)? {
-        let pinned = ranker.pinned.contains(&id);
-        ranker.offer(bm25, id, pinned)?;
+        let lifted = ranker.lifted.contains(&id);
+        ranker.offer(bm25, id, lifted)?;
     }
     Ok(ranker.into_best())
 }
@@ -241,7 +245,9 @@ struct Ranker<'s> {
     project: Option<String>,
     need: usize,
     newest: i64,
-    pinned: HashSet<i64>,
+    /// The pinned rows and those feedback lifts: the rows that can pass `MAX_BOOST_UNPINNED`.
+    lifted: HashSet<i64>,
+    standing: Standing,
     /// Worst on top.
     best: BinaryHeap<Reverse<Scored>>,
     /// What each row read so far told: its traits, or `None` when it cannot be a result.
@@ -251,6 +257,14 @@ struct Ranker<'s> {
 impl<'s> Ranker<'s> {
     fn new(store: &'s dyn Storage, req: &Request) -> Result<Ranker<'s>, StoreError> {
         let project = req.candidates.project;
+        let standing = store.standing(project, req.as_of)?;
+        let mut lifted = store.pinned_ids(project)?;
+        lifted.extend(
+            standing
+                .feedback
+                .keys()
+                .filter(|&&id| rank::standing(id, &standing) > 1.0),
+        );
         Ok(Ranker {
             rows: store.candidate_rows()?,
             project: project.map(str::to_owned),
@@ -258,7 +272,8 @@ impl<'s> Ranker<'s> {
             // Ages are measured from the scope's newest memory, so that a project last touched
             // a year ago still tells its fresher memories from its staler ones.
             newest: store.newest_in_scope(project)?,
-            pinned: store.pinned_ids(project)?,
+            lifted,
+            standing,
             best: BinaryHeap::with_capacity(req.need + 1),
             seen: HashMap::new(),
         })
@@ -288,8 +303,9 @@ impl<'s> Ranker<'s> {
         let mut adjusted = Vec::with_capacity(take);
         let newest = self.newest;
         for (id, bm25) in top {
+            let factor = rank::standing(id, &self.standing);
             if let Some(traits) = self.traits(id)? {
-                adjusted.push(rank::adjusted(bm25, traits, newest));
+                adjusted.push(rank::adjusted(bm25, traits, newest) * factor);
             }
         }
         if adjusted.len() < self.need {
@@ -320,8 +336,8 @@ impl<'s> Ranker<'s> {
         }))
     }
 
-    fn offer(&mut self, bm25: f64, id: i64, pinned: bool) -> Result<(), StoreError> {
-        let boost = if pinned {
+    fn offer(&mut self, bm25: f64, id: i64, lifted: bool) -> Result<(), StoreError> {
+        let boost = if lifted {
             rank::MAX_BOOST
         } else {
             rank::MAX_BOOST_UNPINNED
@@ -332,9 +348,14 @@ impl<'s> Ranker<'s> {
         let newest = self.newest;
         // Read once more rather than kept: of a common word's rows most are offered once, and
         // keeping each would cost more than the read.
+        let factor = rank::standing(id, &self.standing);
         let traits = match self.seen.get(&id) {
-            Some(seen) => seen.as_ref().map(|t| rank::adjusted(bm25, t, newest)),
-            None => self.read(id)?.map(|t| rank::adjusted(bm25, &t, newest)),
+            Some(seen) => seen
+                .as_ref()
+                .map(|t| rank::adjusted(bm25, t, newest) * factor),
+            None => self
+                .read(id)?
+                .map(|t| rank::adjusted(bm25, &t, newest) * factor),
         };
         let Some(score) = traits else {
             return Ok(());
@@ -520,6 +541,7 @@ mod tests {
                 terms,
                 candidates,
                 need,
+                as_of: None,
             },
         )
         .unwrap()

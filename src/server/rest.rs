@@ -107,6 +107,16 @@ pub static ROUTES: &[Route] = &[
     },
     Route {
         method: "POST",
+        path: "/v1/memories/{id}/feedback",
+        op: "feedback",
+        fixed: &[],
+        params: &[("id", "id")],
+        status: 200,
+        one: false,
+        summary: "Say what a memory is worth (vote: favourite, unfavourite, positive or negative).",
+    },
+    Route {
+        method: "POST",
         path: "/v1/memories/{id}/dismiss",
         op: "dismiss_memory",
         fixed: &[],

@@ -56,8 +56,9 @@ pub(super) fn insert_fields(
     let id: Option<i64> = tx
         .prepare_cached(
             "INSERT INTO memories (uid, project, kind, type, title, text, tool, session_id, files,
-                                   pinned, dismissed, created_at, content_hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                                   pinned, dismissed, created_at, content_hash, stored_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
+                     CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER))
              ON CONFLICT DO NOTHING RETURNING id",
         )?
         .query_row(
@@ -119,7 +120,7 @@ pub(crate) fn touch_capture(tx: &Transaction<'_>, host: &str, at: i64) -> rusqli
 }
 
 pub(crate) const COLUMNS: &str = "id, uid, project, kind, type, title, text, tool, session_id, files, \
-                                  pinned, dismissed, created_at";
+                                  pinned, dismissed, created_at, stored_at";
 
 /// Map a row selected with [`COLUMNS`].
 pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<Memory> {
@@ -140,6 +141,7 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<Memory> {
         pinned: r.get(10)?,
         dismissed: r.get(11)?,
         created_at: r.get(12)?,
+        stored_at: r.get(13)?,
     })
 }
 

@@ -40,6 +40,7 @@ pub mod schema;
 mod scrub;
 pub mod search;
 mod sql_numbers;
+pub mod standing;
 pub mod state;
 pub mod sync;
 pub mod term_counts;

@@ -127,6 +127,16 @@ pub(super) fn merge_memory(tx: &Transaction<'_>, from: i64, keep: i64) -> rusqli
         "UPDATE OR IGNORE memory_files SET memory_id = ?2 WHERE memory_id = ?1",
         "UPDATE OR IGNORE episodes SET memory_id = ?2 WHERE memory_id = ?1",
         "UPDATE OR IGNORE extracted SET memory_id = ?2 WHERE memory_id = ?1",
+        // A supersession the twin took part in now holds for the kept memory, unless it would
+        // link the kept memory to itself; what cannot move goes with the twin.
+        "UPDATE OR IGNORE memory_links SET older = ?2 WHERE older = ?1 AND newer <> ?2",
+        "UPDATE OR IGNORE memory_links SET newer = ?2 WHERE newer = ?1 AND older <> ?2",
+        // Feedback on either counts for the one kept.
+        "INSERT INTO memory_feedback (memory_id, favourite, positive, negative, updated_at)
+             SELECT ?2, favourite, positive, negative, updated_at FROM memory_feedback WHERE memory_id = ?1
+         ON CONFLICT (memory_id) DO UPDATE SET favourite = max(favourite, excluded.favourite),
+             positive = positive + excluded.positive, negative = negative + excluded.negative,
+             updated_at = max(updated_at, excluded.updated_at)",
     ] {
         tx.execute(sql, params![from, keep])?;
     }

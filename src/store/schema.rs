@@ -382,6 +382,29 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE UNIQUE INDEX memory_versions_by_memory ON memory_versions (memory_id, version);
     "#,
+    // v11: memories that change over time. A newer memory that replaces an older one links
+    // them (see `supersession`: the older stays, marked); feedback on a memory (see
+    // `feedback`) moves its ranking within a bound. Neither holds text a scrub would redact.
+    // `stored_at` is when this store took a memory in, apart from `created_at`, when it was
+    // said or done (a back-fill's or an import's own time); unknown for older rows.
+    r#"
+    ALTER TABLE memories ADD COLUMN stored_at INTEGER;
+    CREATE TABLE memory_links (
+        older      INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+        newer      INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+        cause      TEXT    NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (older, newer)
+    ) WITHOUT ROWID;
+    CREATE INDEX memory_links_by_newer ON memory_links (newer);
+    CREATE TABLE memory_feedback (
+        memory_id  INTEGER PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+        favourite  INTEGER NOT NULL DEFAULT 0,
+        positive   INTEGER NOT NULL DEFAULT 0,
+        negative   INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this binary writes.

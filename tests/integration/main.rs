@@ -48,6 +48,7 @@ mod server;
 mod serving_map;
 mod shipping;
 mod signin;
+mod supersession_precision;
 mod sync;
 mod trust;
 mod versions;

@@ -7,6 +7,7 @@ use super::{
 };
 use crate::model::{Kind, Memory, MemoryType};
 use crate::ops::curate::{BrowseMemories, EditNote, GetMemory, ListProjects, PinMemory, Shown};
+use crate::ops::feedback::{GiveFeedback, VoteName};
 use crate::ops::inspect::Inspect;
 use crate::ops::memories::{DismissMemory, RestoreMemory, SaveMemory};
 use crate::ops::recall::{GetObservations, Search, Timeline};
@@ -38,8 +39,8 @@ async fn projects(d: &Dash) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// One memory as a list row.
-fn row(m: &Memory) -> String {
+/// One memory as a list row; `replaced_by` when a search found it replaced by a newer one.
+fn row(m: &Memory, replaced_by: Option<i64>) -> String {
     let mut badges = format!(
         "<span class=\"badge\">{}</span><span class=\"badge\">{}</span>",
         escape(m.mtype.as_str()),
@@ -50,6 +51,12 @@ fn row(m: &Memory) -> String {
     }
     if m.dismissed {
         badges.push_str("<span class=\"badge off\">dismissed</span>");
+    }
+    if let Some(newer) = replaced_by {
+        let _ = write!(
+            badges,
+            "<a class=\"badge off\" href=\"/memories/{newer}\">replaced by #{newer}</a>"
+        );
     }
     format!(
         "<li class=\"memory\"><a class=\"title\" href=\"/memories/{id}\">{title}</a>\
@@ -155,7 +162,7 @@ async fn list(d: St, RawQuery(q): RawQuery) -> Response {
         }
         h.push_str("<ul class=\"memories\">");
         for hit in &r.hits {
-            h.push_str(&row(&hit.memory));
+            h.push_str(&row(&hit.memory, hit.replaced_by));
         }
         h.push_str("</ul>");
         return page("Memories", Nav::Memories, notice(&q), &h);
@@ -177,7 +184,7 @@ async fn list(d: St, RawQuery(q): RawQuery) -> Response {
     }
     h.push_str("<ul class=\"memories\">");
     for m in &p.memories {
-        h.push_str(&row(m));
+        h.push_str(&row(m, None));
     }
     h.push_str("</ul><nav class=\"pager\">");
     let link = |off: i64| {
@@ -254,6 +261,29 @@ async fn detail(d: St, Path(id): Path<i64>, RawQuery(q): RawQuery) -> Response {
         let _ = write!(h, "<a class=\"button\" href=\"{base}/edit\">Edit</a>");
     }
     h.push_str("</div>");
+    // Versions, relationships and feedback, read once for the sections below.
+    let inspected = d.call(Inspect { id }).await;
+    if let Ok(i) = &inspected {
+        h.push_str("<div class=\"actions feedback\">");
+        h.push_str(&if i.feedback.favourite {
+            d.button(&format!("{base}/unfavourite"), &[], "Unfavourite", "")
+        } else {
+            d.button(&format!("{base}/favourite"), &[], "Favourite", "")
+        });
+        h.push_str(&d.button(&format!("{base}/positive"), &[], "Helpful", ""));
+        h.push_str(&d.button(&format!("{base}/negative"), &[], "Not helpful", ""));
+        let _ = write!(
+            h,
+            "<span class=\"muted\">{} helpful · {} not helpful{}</span></div>",
+            i.feedback.positive,
+            i.feedback.negative,
+            if i.feedback.hides() {
+                " · left out of the session-start block"
+            } else {
+                ""
+            }
+        );
+    }
     let _ = write!(h, "<pre class=\"text\">{}</pre>", escape(&m.text));
     if !m.files.is_empty() {
         h.push_str("<h2>Files</h2><ul>");
@@ -286,8 +316,28 @@ async fn detail(d: St, Path(id): Path<i64>, RawQuery(q): RawQuery) -> Response {
             escape(ep)
         );
     }
+    if let Ok(i) = &inspected
+        && !i.links.is_empty()
+    {
+        h.push_str("<h2>Relationships</h2><ul class=\"links\">");
+        for l in &i.links {
+            let (what, other) = if l.older == id {
+                ("Replaced by", l.newer)
+            } else {
+                ("Replaces", l.older)
+            };
+            let _ = write!(
+                h,
+                "<li>{what} <a href=\"/memories/{other}\">#{other}</a> \
+                 <span class=\"muted\">{cause} · {when}</span></li>",
+                cause = l.cause.as_str(),
+                when = time(l.created_at),
+            );
+        }
+        h.push_str("</ul>");
+    }
     // The texts an edit replaced, newest first: shown once there is one.
-    match d.call(Inspect { id }).await {
+    match &inspected {
         Ok(i) if i.versions.len() > 1 => {
             h.push_str("<h2>Versions</h2><ol class=\"versions\">");
             for v in &i.versions {
@@ -459,6 +509,17 @@ async fn act(d: St, Path((id, action)): Path<(i64, String)>, body: Bytes) -> Res
             })
             .await
             .map(|_| "restored"),
+        "favourite" | "unfavourite" | "positive" | "negative" => {
+            let vote = match action.as_str() {
+                "favourite" => VoteName::Favourite,
+                "unfavourite" => VoteName::Unfavourite,
+                "positive" => VoteName::Positive,
+                _ => VoteName::Negative,
+            };
+            d.call(GiveFeedback { id, vote })
+                .await
+                .map(|_| action.as_str())
+        }
         "pin" | "unpin" => d
             .call(PinMemory {
                 id,

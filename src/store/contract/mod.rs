@@ -74,6 +74,7 @@ use super::rules::NewRule;
 use super::search::{
     CandidateReader, Candidates, DateOrder, FileMatch, Filter, TermSample, TextQuery,
 };
+use super::standing::{Cause, Feedback, Link, Standing, Vote};
 use super::state::{AuditEntry, ItemType, NewList};
 use super::sync::{Conflict, Pusher, Received};
 use super::term_counts::TermCounts;
@@ -184,6 +185,19 @@ contract! {
         -> Result<bool, StoreError>;
         /// Every text a memory held, the current one first (empty: no such memory).
         fn memory_versions(&self, id: i64) -> Result<Vec<MemoryVersion>, StoreError>;
+        /// Mark `older` as replaced by `newer`; whether a link was made.
+        fn link_superseded(&mut self, older: i64, newer: i64, cause: Cause, now: i64)
+        -> Result<bool, StoreError>;
+        /// The supersessions a memory takes part in, either side, oldest first.
+        fn memory_links(&self, id: i64) -> Result<Vec<Link>, StoreError>;
+        /// Supersession and feedback in a scope, as they stood at `as_of` (now when `None`).
+        fn standing(&self, project: Option<&str>, as_of: Option<i64>)
+        -> Result<Standing, StoreError>;
+        /// Record a vote on a memory: its feedback now, `None` when there is no such memory.
+        fn give_feedback(&mut self, id: i64, vote: Vote, now: i64)
+        -> Result<Option<Feedback>, StoreError>;
+        /// The feedback a memory has.
+        fn feedback_of(&self, id: i64) -> Result<Feedback, StoreError>;
         /// A project's pinned memories, for the context block.
         fn pinned_memories(&self, project: &str) -> Result<Vec<Memory>, StoreError>;
         /// A project's newest memories worth telling a new session.
@@ -618,6 +632,14 @@ pub trait JobWrites {
     ) -> Result<HashSet<i64>, StoreError>;
     /// Store a fact the job found.
     fn insert_fact(&mut self, f: &Redacted<NewFact>, now: i64) -> Result<FactOutcome, StoreError>;
+    /// Mark the memories the facts `closed` were drawn from as replaced by memory `newer`,
+    /// whose fact closed them: how many links were made.
+    fn supersede_by_facts(
+        &mut self,
+        closed: &[i64],
+        newer: i64,
+        now: i64,
+    ) -> Result<usize, StoreError>;
     /// Dismiss `id` as a near-duplicate of `into`; whether it was.
     fn merge_into(
         &mut self,

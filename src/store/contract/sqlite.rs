@@ -7,6 +7,7 @@ use crate::redact::Redacted;
 use crate::store::StoreError;
 use crate::store::compression::{self, Summary};
 use crate::store::facts::{FactOutcome, NewFact, insert_fact_tx};
+use crate::store::standing::Cause;
 use rusqlite::Transaction;
 use std::collections::HashSet;
 use std::path::Path;
@@ -39,6 +40,28 @@ impl JobWrites for TxWrites<'_> {
 
     fn insert_fact(&mut self, f: &Redacted<NewFact>, now: i64) -> Result<FactOutcome, StoreError> {
         self.or_err(insert_fact_tx(self.tx, f, now))
+    }
+
+    fn supersede_by_facts(
+        &mut self,
+        closed: &[i64],
+        newer: i64,
+        now: i64,
+    ) -> Result<usize, StoreError> {
+        let mut made = 0;
+        for &fact in closed {
+            // As `Store::link_superseded`: never a memory and itself, nor a pair both ways.
+            made += self.or_err(self.tx.execute(
+                "INSERT OR IGNORE INTO memory_links (older, newer, cause, created_at)
+                 SELECT f.memory_id, ?2, ?3, ?4 FROM facts f
+                 WHERE f.id = ?1 AND f.memory_id IS NOT NULL AND f.memory_id <> ?2
+                   AND EXISTS (SELECT 1 FROM memories WHERE id = f.memory_id)
+                   AND NOT EXISTS (SELECT 1 FROM memory_links l
+                                   WHERE l.older = ?2 AND l.newer = f.memory_id)",
+                rusqlite::params![fact, newer, Cause::Facts.as_str(), now],
+            ))?;
+        }
+        Ok(made)
     }
 
     fn merge_into(

@@ -25,6 +25,7 @@ use crate::store::contract::{JobWrites, Jobs};
 use crate::store::facts::{FactOutcome, NewFact};
 use crate::store::jobs::{EXTRACT_SESSION, Failure, Job, JobCounts, JobRow, Retry};
 use crate::store::sql_numbers::{count_usize, sql_int};
+use crate::store::standing::Cause;
 use crate::store::usage::Usage;
 use crate::store::{StoreError, content_hash};
 use postgres::Transaction;
@@ -500,6 +501,25 @@ impl JobWrites for PgJobWrites<'_, '_> {
     fn insert_fact(&mut self, f: &Redacted<NewFact>, now: i64) -> Result<FactOutcome, StoreError> {
         let outcome = super::facts::insert_fact_tx(self.tx, f, now);
         self.or_err(outcome)
+    }
+
+    fn supersede_by_facts(
+        &mut self,
+        closed: &[i64],
+        newer: i64,
+        now: i64,
+    ) -> Result<usize, StoreError> {
+        // As the SQLite store's: never a memory and itself, nor a pair both ways.
+        let n = self.tx.execute(
+            "INSERT INTO memory_links (older, newer, cause, created_at)
+             SELECT DISTINCT f.memory_id, $2::BIGINT, $3, $4::BIGINT FROM facts f
+             WHERE f.id = ANY($1) AND f.memory_id IS NOT NULL AND f.memory_id <> $2
+               AND EXISTS (SELECT 1 FROM memories WHERE id = f.memory_id)
+               AND NOT EXISTS (SELECT 1 FROM memory_links l WHERE l.older = $2 AND l.newer = f.memory_id)
+             ON CONFLICT DO NOTHING",
+            &[&closed, &newer, &Cause::Facts.as_str(), &now],
+        );
+        Ok(usize::try_from(self.or_err(n)?).unwrap_or(usize::MAX))
     }
 
     fn merge_into(

@@ -13,6 +13,7 @@ use crate::model::{Kind, Memory, MemoryType, NewMemory};
 use crate::redact::Redacted;
 use crate::store::contract::Memories;
 use crate::store::sql_numbers::sql_int;
+use crate::store::standing::{Cause, Feedback, Link, Standing, Vote};
 use crate::store::versions::MemoryVersion;
 use crate::store::{Inserted, MemoryFilter, QueuedSession, StoreError, content_hash};
 use postgres::{Statement, Transaction};
@@ -336,6 +337,47 @@ impl Memories for PgStore {
             tx.commit()?;
             Ok(out)
         })
+    }
+
+    fn link_superseded(
+        &mut self,
+        older: i64,
+        newer: i64,
+        cause: Cause,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        self.write(|tx| super::standing::link(tx, older, newer, cause, now))
+    }
+
+    fn memory_links(&self, id: i64) -> Result<Vec<Link>, StoreError> {
+        self.with(|c| super::standing::links(c, id))
+    }
+
+    fn standing(&self, project: Option<&str>, as_of: Option<i64>) -> Result<Standing, StoreError> {
+        self.with(|c| {
+            // One snapshot for both reads, as on SQLite.
+            let mut tx = c
+                .build_transaction()
+                .isolation_level(postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()?;
+            let out = super::standing::standing(&mut tx, project, as_of)?;
+            tx.commit()?;
+            Ok(out)
+        })
+    }
+
+    fn give_feedback(
+        &mut self,
+        id: i64,
+        vote: Vote,
+        now: i64,
+    ) -> Result<Option<Feedback>, StoreError> {
+        self.write(|tx| super::standing::give(tx, id, vote, now))
+    }
+
+    fn feedback_of(&self, id: i64) -> Result<Feedback, StoreError> {
+        self.with(|c| super::standing::of(c, id))
     }
 
     fn pinned_memories(&self, project: &str) -> Result<Vec<Memory>, StoreError> {

@@ -26,6 +26,8 @@ const TABLES: &[&str] = &[
     "memories",
     "memory_versions",
     "memory_files",
+    "memory_links",
+    "memory_feedback",
     "session_queue",
     "captures",
     "facts",

@@ -30,6 +30,7 @@ mod rows;
 mod rules;
 mod schema;
 mod search;
+mod standing;
 mod sync;
 #[cfg(test)]
 pub(crate) mod testing;

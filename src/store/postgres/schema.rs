@@ -573,6 +573,28 @@ pub(super) const MIGRATIONS: &[&str] = &[
     );
     CREATE UNIQUE INDEX memory_versions_by_memory ON memory_versions (memory_id, version);
     "#,
+    // v6: supersession links, feedback and when a memory was stored, as the SQLite store's
+    // v11. The default stamps every insert, whichever statement makes it.
+    r#"
+    ALTER TABLE memories ADD COLUMN stored_at BIGINT;
+    ALTER TABLE memories ALTER COLUMN stored_at
+        SET DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT;
+    CREATE TABLE memory_links (
+        older      BIGINT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+        newer      BIGINT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+        cause      TEXT   NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (older, newer)
+    );
+    CREATE INDEX memory_links_by_newer ON memory_links (newer);
+    CREATE TABLE memory_feedback (
+        memory_id  BIGINT PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+        favourite  BOOLEAN NOT NULL DEFAULT false,
+        positive   BIGINT  NOT NULL DEFAULT 0,
+        negative   BIGINT  NOT NULL DEFAULT 0,
+        updated_at BIGINT  NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this binary writes.

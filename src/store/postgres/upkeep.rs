@@ -34,7 +34,7 @@ use std::collections::BTreeSet;
 /// as SQLite's write lock does, so that what it read is still there when it writes, and rows
 /// can be named by their place (`ctid`) while it runs. `jobs` comes first: a finishing job holds
 /// its row there while it writes to the others, so the scrub waits for it before holding any.
-const LOCKED: &str = "jobs, memories, memory_files, memory_versions, episodes, extracted, captures, \
+const LOCKED: &str = "jobs, memories, memory_files, memory_versions, memory_links, memory_feedback, episodes, extracted, captures, \
      session_queue, rules, work_lists, facts, fact_reviews, audit";
 
 /// How a column's text is redacted: as free text, or as JSON (redacted so it stays JSON).
@@ -524,6 +524,17 @@ fn merge_memory(tx: &mut Transaction<'_>, from: i64, keep: i64) -> Result<(), po
            AND NOT EXISTS (SELECT 1 FROM episodes WHERE memory_id = $2)",
         "UPDATE extracted SET memory_id = $2 WHERE memory_id = $1
            AND NOT EXISTS (SELECT 1 FROM extracted WHERE memory_id = $2)",
+        // As on SQLite: the twin's supersessions and feedback hold for the kept memory.
+        "UPDATE memory_links l SET older = $2 WHERE l.older = $1 AND l.newer <> $2
+           AND NOT EXISTS (SELECT 1 FROM memory_links k WHERE k.older = $2 AND k.newer = l.newer)",
+        "UPDATE memory_links l SET newer = $2 WHERE l.newer = $1 AND l.older <> $2
+           AND NOT EXISTS (SELECT 1 FROM memory_links k WHERE k.newer = $2 AND k.older = l.older)",
+        "INSERT INTO memory_feedback (memory_id, favourite, positive, negative, updated_at)
+             SELECT $2, favourite, positive, negative, updated_at FROM memory_feedback WHERE memory_id = $1
+         ON CONFLICT (memory_id) DO UPDATE SET favourite = memory_feedback.favourite OR excluded.favourite,
+             positive = memory_feedback.positive + excluded.positive,
+             negative = memory_feedback.negative + excluded.negative,
+             updated_at = greatest(memory_feedback.updated_at, excluded.updated_at)",
     ] {
         tx.execute(sql, &[&from, &keep])?;
     }
