@@ -138,10 +138,6 @@ impl Text for ops::recall::Timeline {
     }
 }
 
-/// How much later than it was said a memory must have been stored for `get_observations` to
-/// show both times: an hour, so a hook's own clock skew never shows.
-const STORED_LATER_MS: i64 = 3_600_000;
-
 impl Text for ops::recall::GetObservations {
     /// Each memory in full, newest first, separated by `---`.
     fn text(found: &Self::Output, clock: &Clock) -> Rendered {
@@ -152,14 +148,8 @@ impl Text for ops::recall::GetObservations {
             .iter()
             .map(|o| {
                 let m = &o.memory;
-                // A back-filled or imported memory was said long before it was stored.
-                let stored = m
-                    .stored_at
-                    .filter(|at| at - m.created_at > STORED_LATER_MS)
-                    .map(|at| format!(" · stored {}", clock.iso(at)))
-                    .unwrap_or_default();
                 let mut s = format!(
-                    "#{} [{}] {}\n{} · {}{stored} · source: {}{}\n{}",
+                    "#{} [{}] {}\n{} · {} · source: {}{}\n{}",
                     m.id,
                     m.mtype,
                     m.title,

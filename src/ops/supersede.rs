@@ -40,7 +40,7 @@ pub(crate) fn link_replaced(
         .collect();
     let mut replaced = Vec::new();
     for o in older {
-        if let Some(cause) = crate::supersession::judge(&o.text, &m.text)
+        if let Some(cause) = crate::supersession::judge_in(&o.text, &m.text, &m.project)
             && store.link_superseded(o.id, m.id, cause, now)?
         {
             replaced.push(o.id);

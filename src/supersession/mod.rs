@@ -9,8 +9,8 @@
 //! - **Replaced.** The newer names a value as replaced ("switched from npm to pnpm", "Vitest
 //!   instead of Jest", "uv, not Poetry"). The older must name that value, must not already name
 //!   the new one (then it tells the story of the switch, or lists both), and must share a word
-//!   with the rest of the newer's sentence when it has one, so "switched the CI cache from S3
-//!   to GCS" does not replace "backups are stored on S3".
+//!   with the rest of the newer's sentence when it has one (the project's own name aside), so
+//!   "switched the CI cache from S3 to GCS" does not replace "backups are stored on S3".
 //! - **Stopped.** The newer says something no longer holds ("no longer deploy on Fridays"). The
 //!   older must say every word of that clause.
 //! - **Changed.** Both state a fact (by the rule extractor) of the same subject and predicate
@@ -33,6 +33,14 @@ use words::{content, sentences, tokens};
 
 /// Whether `newer` replaces `older`, and on what sign.
 pub fn judge(older: &str, newer: &str) -> Option<Cause> {
+    judge_in(older, newer, "")
+}
+
+/// [`judge`] for two memories of `project`: the project's own name says nothing about which
+/// part of it a sentence is about (it is in every note of it), so it never counts as a shared
+/// subject word.
+pub fn judge_in(older: &str, newer: &str, project: &str) -> Option<Cause> {
+    let everywhere: HashSet<String> = content(project).into_iter().collect();
     let said: HashSet<String> = content(older).into_iter().collect();
     for sentence in sentences(newer) {
         for cue in cues(sentence) {
@@ -40,8 +48,10 @@ pub fn judge(older: &str, newer: &str) -> Option<Cause> {
                 Cue::Replaced { old, new, context } => {
                     let names_old = old.iter().all(|w| said.contains(w));
                     let names_new = !new.is_empty() && new.iter().all(|w| said.contains(w));
+                    let context: Vec<&String> =
+                        context.iter().filter(|w| !everywhere.contains(*w)).collect();
                     let same_subject =
-                        context.is_empty() || context.iter().any(|w| said.contains(w));
+                        context.is_empty() || context.iter().any(|w| said.contains(*w));
                     names_old && !names_new && same_subject
                 }
                 Cue::Stopped { what } => what.iter().all(|w| said.contains(w)),

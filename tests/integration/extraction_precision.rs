@@ -1,9 +1,13 @@
 //! The rule extractor's precision, measured on the labelled sets in `fixtures/extraction/`:
-//! `sentences.jsonl`, the set its rules were developed against; `heldout.jsonl` and
-//! `heldout2.jsonl`, each written apart from the rules and measured once unseen (precision 0.688,
-//! then 0.891), whose misses then led to general rules (passing states, measurements, people,
-//! examples, joined clauses, what may follow "is"), so they now guard those rules; and
-//! `heldout3.jsonl`, written after the last change and never tuned to: the figure for new text.
+//! `sentences.jsonl`, the set its rules were developed against; and `heldout.jsonl`,
+//! `heldout2.jsonl` and `heldout3.jsonl`, each written apart from the rules and measured once
+//! unseen (precision 0.688, then 0.891, then 0.894), whose misses then led to general rules, so
+//! they now guard those rules. The first two brought passing states, measurements, people,
+//! examples, joined clauses and what may follow "is"; the third brought the plural forms a
+//! predicate may take, checks that a fix works, bare states and places after "is", definitions
+//! of a bare name, arrangements bounded by releases, sentences that lean on another
+//! ("instead"), labelled lines and notes read a line at a time. The figure for new text comes
+//! from a set written after the last change to the rules and never tuned to.
 //!
 //! A wrong fact is recalled into later sessions and trusted there, so precision is what this
 //! test guards. It also demands that at least half of the labelled facts are kept, because an
@@ -21,8 +25,6 @@ use serde::Deserialize;
 
 const MIN_PRECISION: f64 = 0.95;
 const MIN_RECALL: f64 = 0.50;
-/// The floor for the unseen set (see its test).
-const UNSEEN_MIN_PRECISION: f64 = 0.85;
 
 #[derive(Deserialize)]
 struct Item {
@@ -206,20 +208,21 @@ fn rule_extraction_is_precise_and_not_silent_on_a_second_held_out_set() {
     check("heldout2");
 }
 
-/// `heldout3.jsonl` was written after the last change to the rules and is never used to tune
-/// them: it is the measure of text the rules have not seen. Measured the first time: precision
-/// 0.894 (110 of 123), 0.917 of its facts kept: below the 0.95 the other sets hold. This guards
-/// that figure against falling (a floor under it, not the goal); raising it means writing a new
-/// unseen set after the next round of rules, not tuning to this one.
+/// `heldout3.jsonl` was measured unseen at precision 0.894 (110 of 123), 0.917 of its facts
+/// kept. Its misses led to general rules, each a class of sentence rather than its words: plural
+/// "use", a check that a fix works ("without erroring", "correctly"), a particle or a file after
+/// "is", a bare name defined by its kind, a release that bounds an arrangement, a trailing
+/// "instead", a participle before a plural noun, a line under a label, a note read a line at a
+/// time and a period after a plain word. It now guards them, like the sets before it.
 #[test]
-fn rule_extraction_on_unseen_text_keeps_its_first_measure() {
-    let Score { precision, recall } = score("heldout3");
-    assert!(
-        precision >= UNSEEN_MIN_PRECISION,
-        "heldout3: precision {precision:.3} fell below {UNSEEN_MIN_PRECISION}"
-    );
-    assert!(
-        recall >= MIN_RECALL,
-        "heldout3: only {recall:.3} of labelled facts kept"
-    );
+fn rule_extraction_is_precise_and_not_silent_on_a_third_held_out_set() {
+    check("heldout3");
+}
+
+/// `heldout4.jsonl` was written after the rules above, by someone who did not read them, and is
+/// never used to tune them: its figure is the one for text the rules have not seen, and the
+/// goal (0.95) is measured here.
+#[test]
+fn rule_extraction_is_precise_and_not_silent_on_unseen_text() {
+    check("heldout4");
 }

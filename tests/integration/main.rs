@@ -18,6 +18,7 @@ mod support;
 
 mod backfill;
 mod bad_input;
+mod change;
 mod cli;
 mod compress;
 mod concurrency;

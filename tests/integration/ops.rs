@@ -529,6 +529,11 @@ fn table() -> Vec<Row> {
         row("get_memory", ById, |p| json!({ "id": p.memory })),
         row("inspect", ById, |p| json!({ "id": p.memory })),
         row(
+            "feedback",
+            ById,
+            |p| json!({ "id": p.memory, "vote": "positive" }),
+        ),
+        row(
             "edit_note",
             ById,
             |p| json!({ "id": p.memory, "text": format!("The {} ledger cache expires daily.", p.project) }),

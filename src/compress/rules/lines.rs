@@ -1,5 +1,5 @@
-//! Which lines of a note are prose: commands, output, errors, logs, diffs, code and
-//! checklists are dropped before any sentence is read, and wrapped lines are joined.
+//! Which lines of a note are prose: commands, output, errors, logs, diffs, code, checklists
+//! and labelled lines are dropped before any sentence is read, and wrapped lines are joined.
 
 use super::*;
 
@@ -7,9 +7,10 @@ use super::*;
 
 /// Prose paragraphs, with every line that is not prose removed.
 ///
-/// A line joins the previous one only when that one did not end a sentence and this one starts
-/// in lower case: a wrapped sentence. Anything else starts a new paragraph, because notes often
-/// put one statement per line without a final period.
+/// A line joins the previous one only when that one did not end a sentence, this one starts in
+/// lower case and the two read as one sentence (see [`continues`]): a wrapped sentence.
+/// Anything else starts a new paragraph, because notes often put one statement per line
+/// without a final period.
 pub(super) fn paragraphs(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
@@ -40,7 +41,7 @@ pub(super) fn paragraphs(text: &str) -> Vec<String> {
         if item
             || !open
             || !content.starts_with(char::is_lowercase)
-            || stands_alone(&current, content)
+            || !continues(&current, content)
         {
             out.extend(take(&mut current));
         } else {
@@ -52,13 +53,24 @@ pub(super) fn paragraphs(text: &str) -> Vec<String> {
     out
 }
 
-/// Notes often hold one statement per line, in lower case and without a period ("bootloader
-/// requires signed images"). A lower-case line is its own sentence, not the rest of a wrapped
-/// one, when both it and the line before state a fact by themselves; a wrapped line cannot, as
-/// it leaves a phrase of its sentence behind on the line before.
-fn stands_alone(current: &str, line: &str) -> bool {
-    let before = sentences(current).last().copied().unwrap_or(current);
-    !facts(before).is_empty() && !facts(line).is_empty()
+/// Whether a lower-case line carries on the sentence of the line before: that line leaves a
+/// phrase unfinished ("The relay requires mutual TLS for" / "every client") or this one opens
+/// with a connective ("and renews it every ten seconds"). Notes hold one statement per line,
+/// often in lower case and without a period, so any other line is read on its own:
+/// "bootloader requires signed images" over "signing key is kept in the HSM" are two facts,
+/// and "the sim" over "reads from the scratch volume" a label and a fragment.
+fn continues(current: &str, line: &str) -> bool {
+    let key = |word: Option<&str>| {
+        word.unwrap_or("")
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    };
+    let last = key(current.split_whitespace().next_back());
+    let first = key(line.split_whitespace().next());
+    current.ends_with(',')
+        || has(DANGLING, &last)
+        || has(OPENERS, &first)
+        || has(CLAUSE_WORDS, &first)
 }
 
 fn take(current: &mut String) -> Option<String> {
@@ -95,10 +107,11 @@ fn prose(raw: &str) -> Option<(&str, bool)> {
     }
     // "Finished the cache migration. The API reads from Valkey." is a summary, not a build.
     let status = TOOL_STATUS.is_match(line) && !several_sentences(line);
-    if status || LINE_NOISE.is_match(line) || looks_like_command(line) || looks_like_code(line) {
+    let noise = LINE_NOISE.is_match(line) || looks_like_command(line) || looks_like_code(line);
+    if status || noise || labelled(line) {
         return None;
     }
-    Some((strip_label(line)?, item))
+    Some((line, item))
 }
 
 /// "1. ", "12) ".
@@ -120,31 +133,19 @@ fn several_sentences(line: &str) -> bool {
 
 /// Whether text after a period opens a sentence: a capital, or a name written with a small
 /// letter first and a capital inside ("iOS builds pass", "eBPF probes attach"). Any other
-/// lower-case word means the period was an abbreviation's.
+/// lower-case word means the period may be an abbreviation's (see `sentences` for when not).
 pub(super) fn opens_sentence(after: &str) -> bool {
     let word = after.split_whitespace().next().unwrap_or("");
     !word.starts_with(char::is_lowercase) || word.chars().any(char::is_uppercase)
 }
 
-/// Labels of lines that are work to do or open questions, not statements.
-const TASK_LABELS: &str = "todo fixme xxx hack wip tbd q question questions idea ideas plan \
-    plans next goal goals maybe open";
-
-/// `Note: the API uses JWT.` keeps its sentence; `port: 8080` and `TODO: ...` are dropped.
-fn strip_label(line: &str) -> Option<&str> {
-    let Some((key, rest)) = line.split_once(':') else {
-        return Some(line);
-    };
-    if key.contains([' ', '`']) {
-        return Some(line);
-    }
-    let rest = rest.trim();
-    let is_label = !has(TASK_LABELS, &key.to_lowercase())
-        && key.starts_with(char::is_uppercase)
-        && key.chars().all(char::is_alphabetic)
-        && rest.split_whitespace().count() >= 3
-        && rest.starts_with(|c: char| c.is_alphabetic() || c == '`');
-    is_label.then_some(rest)
+/// A line that opens with a one-word label: a setting (`port: 8080`), a task (`TODO: ...`,
+/// `tmp: ...`, `remember: ...`) or a statement filed under a heading (`Storage: the service
+/// stores frames in S3`). Like a bold label, it sets the line apart from plain statements of
+/// how things are, so none of it is read.
+fn labelled(line: &str) -> bool {
+    line.split_once(':')
+        .is_some_and(|(key, _)| !key.is_empty() && !key.contains([' ', '`']))
 }
 
 /// Terminal output, logs, errors and traces, recognised by their shape.

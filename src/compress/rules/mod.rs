@@ -9,23 +9,30 @@
 //!
 //! 1. Lines. Session text mixes prose with commands, compiler output, stack traces, diffs, logs,
 //!    code and configuration. Lines that look like any of those are dropped first, and they also
-//!    end the paragraph they interrupt, so a wrapped sentence is never glued to output.
+//!    end the paragraph they interrupt, so a wrapped sentence is never glued to output. So is a
+//!    line under a one-word label ("Storage: ...", "todo: ..."), and a lower-case line joins the
+//!    one before only when it visibly carries on its sentence: notes hold a statement per line.
 //! 2. Sentences. A paragraph is cut at `.`, `!`, `?` and `;` followed by a space, except after an
 //!    abbreviation ("e.g."); a period inside a token ("Node 22.4", "config.toml") never cuts.
 //! 3. Shape. A sentence is kept only when it states something: no question, instruction,
-//!    pronoun opening, condition, hedge, negation, plan, past event, comparison, example or
-//!    passing arrangement ("still", "for now").
+//!    pronoun opening, condition, hedge, negation, plan, past event, comparison, example, aside,
+//!    passing arrangement ("still", "for now", "for one release", "... now") or reference to
+//!    what was said before ("instead").
 //! 4. Verb. The first verb from a fixed list that is used as a verb splits the sentence into
 //!    subject and object. Statements joined by "and", each with its own subject and verb, are
-//!    read one by one; a second verb sharing the subject drops the sentence.
+//!    read one by one; a second verb sharing the subject drops the sentence. Predicates are a
+//!    fixed vocabulary, whose only plural forms are "are", "require", "store" and "run".
 //! 5. Quality gate. Both sides must be short, concrete phrases without a second clause.
 //! 6. Standing. Session summaries are full of things that are true only for a while: readings
 //!    ("p99 latency is 40 ms"), passing states ("The queue is empty"), events ("The deploy is
-//!    at 3 pm") and people ("Jordan is the reviewer"). None of them is kept, while a configured
-//!    value ("The HTTP timeout is 10 seconds") is how things are and stays. After "is", a fact
-//!    names something ("is Postgres 15", "is the source of truth") or how it is set up ("is
-//!    built with Vite", "is stored in Vault"); a bare state ("is untouched", "are updated") or a
-//!    place ("is in the PR description") is the session's news.
+//!    at 3 pm"), people ("Jordan is the reviewer") and checks that a fix works ("now handles
+//!    unknown attributes without erroring"). None of them is kept, while a configured value
+//!    ("The HTTP timeout is 10 seconds") is how things are and stays. After "is", a fact names
+//!    something ("is Postgres 15", "is the source of truth") or how it is set up ("is built
+//!    with Vite", "is stored in Vault"); a bare state ("is untouched", "are updated", "is off")
+//!    or a place ("is in the PR description", "is in `figures/fig3.pdf`") is the session's
+//!    news, and a bare name defined by its kind ("Rust is a systems programming language") is
+//!    what anyone knows rather than how this project is built.
 //!
 //! The word lists are plain strings of space-separated words: they are read by people far more
 //! often than by the program, and a list per line keeps them short.
@@ -113,14 +120,22 @@ fn sentences(paragraph: &str) -> Vec<&str> {
                 .to_lowercase();
             // An initial ("v. 3"), or a lower-case word after the period, means the period
             // was an abbreviation's; after a number the word is a unit ("380 ms.", "1.8 s.")
-            // and its period ends the sentence.
+            // and its period ends the sentence. So does the period of a plain word of five
+            // letters or more, even before a name in lower case ("without glitches.
+            // pluginval passes"): abbreviations are short or listed.
             let after = paragraph[end..].trim_start();
             let initial = word.chars().count() == 2 && word.starts_with(char::is_alphabetic);
             let unit = paragraph[start..end]
                 .split_whitespace()
                 .nth_back(1)
                 .is_some_and(|w| w.ends_with(|c: char| c.is_ascii_digit()));
-            if (has(ABBREVIATIONS, &word) || initial) && !unit || !opens_sentence(after) {
+            let whole_word = word.len() > 5
+                && word[..word.len() - 1]
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase());
+            if (has(ABBREVIATIONS, &word) || initial) && !unit
+                || !(opens_sentence(after) || whole_word)
+            {
                 continue;
             }
         }
@@ -177,9 +192,10 @@ const DISQUALIFIERS: &str = concat!(
     "might may maybe probably possibly perhaps could should would can seems seem seemed appears \
      appear likely unlikely unclear guess think believe suppose assume apparently presumably \
      usually often sometimes typically generally mostly rarely occasionally kinda sorta somehow \
-     roughly supposedly supposed hopefully ideally arguably ought ",
-    // Negation.
-    "not no never none nothing nobody neither nor cannot nowhere anymore ",
+     roughly supposedly supposed hopefully ideally arguably ought afaik iirc imo imho ",
+    // Negation, and the adverbs that all but negate ("hardly uses the cache").
+    "not no never none nothing nobody neither nor cannot nowhere anymore hardly barely seldom \
+     scarcely ",
     // Plans and the future.
     "will shall going gonna plan plans planned planning soon later eventually tomorrow next \
      upcoming todo tbd intend intends want wants wanted hope propose proposed proposal someday \
@@ -265,6 +281,8 @@ fn shape_ok(words: &[Word]) -> bool {
     let disqualified = plain().any(|(i, w)| {
         w.is(DISQUALIFIERS) && !bound(i) && !prohibition(i)
             || DISQUALIFYING_SUFFIXES.iter().any(|x| w.key.ends_with(x))
+            // A dash on its own sets off an aside or a remark: "requires an API key - check".
+            || !w.key.is_empty() && w.key.chars().all(|c| matches!(c, '-' | '–' | '—'))
             // Code and markup outside backticks, quoted fragments, e-mail addresses.
             || w.text.contains(CODE_CHARS)
             || w.text.contains("::")
@@ -277,7 +295,55 @@ fn shape_ok(words: &[Word]) -> bool {
         .take(words.len() - 1)
         .any(|(_, w)| w.text.ends_with(':'));
     let not_standing = NOT_STANDING.iter().any(|p| has_phrase(words, p));
-    !(disqualified || used_to || inner_colon || not_standing)
+    let conditional = CONDITIONS.iter().any(|p| has_phrase(words, p));
+    // "The CI run is green now", "The importer handles malformed rows now": a state just
+    // reached. "now" before the verb only says the fact is current ("The API now uses JWT").
+    let reached = words.last().is_some_and(|w| w.is("now"));
+    let leaning = points_back(words) || for_releases(words);
+    !(disqualified || used_to || inner_colon || not_standing || conditional || reached || leaning)
+}
+
+/// Conditions that do not open the sentence: "uses a fallback relay in case of outages",
+/// "writes to S3 depending on the region". The fact holds only some of the time.
+const CONDITIONS: &[&str] = &[
+    "in case",
+    "as long as",
+    "so long as",
+    "depending on",
+    "provided that",
+    "providing that",
+];
+
+/// Whether the sentence leans on one said before it: "Service accounts use API keys instead"
+/// (of what?), "The CLI reads YAML as well", "Likewise, the worker ...". A fact carries what it
+/// is measured against with it: "instead of ECS", "as well as JSON".
+fn points_back(words: &[Word]) -> bool {
+    let next_is = |i: usize, key: &str| words.get(i + 1).is_some_and(|n| n.key == key);
+    words.iter().enumerate().any(|(i, w)| {
+        let as_well = w.is("well") && i > 0 && words[i - 1].is("as") && !next_is(i, "as");
+        w.is("instead") && !next_is(i, "of") || as_well || w.is("likewise similarly")
+    })
+}
+
+/// Units of a project's cadence rather than of time.
+const RELEASE_UNITS: &str = "release releases sprint sprints cycle cycles iteration iterations \
+    milestone milestones";
+
+/// Whether the sentence bounds its arrangement by releases: "is kept read-only for one
+/// release", "stays for two sprints". That is a transition which the release named ends; a
+/// policy is measured in time ("Keys are kept for 24 hours"). "for the release branch" names a
+/// branch: the unit must end the phrase.
+fn for_releases(words: &[Word]) -> bool {
+    let ends_phrase = |j: usize| {
+        words
+            .get(j + 1)
+            .is_none_or(|n| n.is(PREPOSITIONS) || n.is("and or"))
+            || words[j].text.ends_with(',')
+    };
+    words.iter().enumerate().any(|(i, w)| {
+        w.is("for")
+            && (i + 2..words.len().min(i + 5)).any(|j| words[j].is(RELEASE_UNITS) && ends_phrase(j))
+    })
 }
 
 /// Whether the words of `phrase` come one after the other in `words`.
@@ -381,9 +447,16 @@ const NOUN_MARKERS: &str = "the a an this that these those each every any some n
 /// grammar rather than a noun phrase.
 const VERB_ONLY: &str = "require depend listen contain expose expect";
 
-/// Participles after "has" that make a past event ("has changed", "has been").
+/// The plural forms a fact may take as its predicate. Predicates are a fixed vocabulary, so
+/// that facts about one thing line up when they are recalled, and it holds no other plural:
+/// "Tests require Docker" is a fact, while "live streams use LL-HLS" and "tests need Docker"
+/// are left out, as "need" always was. The other plurals still mark where a clause's verb is.
+const PLURAL_PREDICATES: &str = "are require store run";
+
+/// Participles after "has" that make a past event ("has changed", "has been"): the irregular
+/// ones, and "used", too short for the "-ed" rule.
 const PARTICIPLES: &str = "been gone done become made taken broken written seen given begun \
-    grown shown got gotten had run come fallen left lost put set found kept built sent";
+    grown shown got gotten had run come fallen left lost put set found kept built sent used";
 
 /// Where a verb was found: its first word, how many words it spans, and whether the form was
 /// plural ("require", "are").
@@ -398,7 +471,7 @@ struct Found {
 fn find_verb(words: &[Word]) -> Option<Found> {
     for at in 1..words.len() {
         let w = &words[at];
-        if w.is_code() || words[at - 1].is(NOUN_MARKERS) {
+        if w.is_code() || words[at - 1].is(NOUN_MARKERS) || modified_noun(words, at) {
             continue;
         }
         let Some((verb, plural)) = listed(words, at) else {
@@ -429,6 +502,17 @@ fn find_verb(words: &[Word]) -> Option<Found> {
         return Some(Found { at, len, plural });
     }
     None
+}
+
+/// Whether the word at `at` is a plural noun after a participle that describes it: "Two
+/// deprecated calls needed replacing", "the failed runs". A verb follows its subject's noun
+/// ("The deprecated client calls ..."), not a participle.
+fn modified_noun(words: &[Word], at: usize) -> bool {
+    let before = &words[at - 1];
+    let participle = before.text.starts_with(char::is_lowercase)
+        && before.key.len() > 4
+        && before.key.ends_with("ed");
+    participle && words[at].is(PLURAL_NOUNS)
 }
 
 /// The listed verb whose form is the word at `at`, and whether the form is plural.
@@ -507,8 +591,14 @@ fn verb_follow_ok(predicate: &str, object: &[Word]) -> bool {
 /// capitalised word is a name ("DeepSpeed"), whatever it ends with.
 fn perfect(rest: &[Word]) -> bool {
     rest.first().is_some_and(|w| {
+        // "rebuilt", "rerun", "reset": a participle done again is one too.
+        let again = w
+            .key
+            .strip_prefix("re")
+            .is_some_and(|stem| has(PARTICIPLES, stem));
         w.is(PARTICIPLES)
-            || w.text.starts_with(char::is_lowercase) && w.key.len() > 4 && w.key.ends_with("ed")
+            || w.text.starts_with(char::is_lowercase)
+                && (again || w.key.len() > 4 && w.key.ends_with("ed"))
     })
 }
 
@@ -563,30 +653,52 @@ fn complement_ok(object: &[Word]) -> bool {
     if first.is(ARRANGEMENTS) {
         return lead.len() > 1;
     }
-    // "in ISO 20022 format", "in Go": a format or a language, not a place. "at 05:00 UTC" is a
-    // time, which `standing` keeps only when it recurs.
+    // "are batched daily at 16:00 CET", "is rotated every 90 days": a participle on a schedule
+    // says how it runs, however it was set up.
+    if perfect(lead) && lead.get(1).is_some_and(|w| w.is(RECURRENCE)) {
+        return true;
+    }
+    // "is rebuilt", "is done": a bare participle, regular or not, reports what just happened.
+    if perfect(lead) && lead.len() == 1 {
+        return false;
+    }
+    // "in ISO 20022 format", "in Go": a format or a language, not a place; a file or a folder
+    // ("in `figures/fig3.pdf`") is where something was put. "at 05:00 UTC" is a time, which
+    // `standing` keeps only when it recurs.
     if first.is(PREPOSITIONS) {
         let rest = &lead[1..];
         let named = rest.first().is_some_and(|w| {
-            w.is_code() || w.text.starts_with(char::is_uppercase) || amount(rest).is_some()
+            w.is_code() && !file_path(w)
+                || w.text.starts_with(char::is_uppercase)
+                || amount(rest).is_some()
         });
         return key == "in" && named || key == "at" && amount(rest).is_some();
     }
     // A name or an identifier ("orders-v2", "sqlx-cli", "events-dlq") and a plain noun
     // ("trunk", "version 7.2") are what the subject is; a word shaped like an adjective or a
-    // participle is how it is for now, and so is a compound built on a preposition
-    // ("up-to-date", "out-of-sync") or on one ("well-tested").
+    // participle is how it is for now, and so is a particle, alone ("is off in production",
+    // "is well documented") or in a compound ("up-to-date", "out-of-sync", "well-tested").
     if key.contains(|c: char| c.is_ascii_digit() || "_./".contains(c)) {
         return true;
     }
     let state =
         |part: &str| part.starts_with("un") || STATE_ENDINGS.iter().any(|e| part.ends_with(e));
     let last = key.rsplit('-').next().unwrap_or(key);
-    let adverbial = key.contains('-')
-        && key
-            .split('-')
-            .any(|part| has("up out off in on to of well", part));
+    let adverbial = key
+        .split('-')
+        .any(|part| has("up out off in on to of well", part));
     !(state(if key.contains('-') { last } else { key }) || adverbial)
+}
+
+/// Whether a word names a file or a folder: "`figures/fig3.pdf`", "`docs/`", "`notes.md`".
+fn file_path(w: &Word) -> bool {
+    let name = w
+        .text
+        .trim_matches(|c: char| !c.is_alphanumeric() && !"/\\".contains(c));
+    let extension = name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && !ext.is_empty() && ext.bytes().all(|b| b.is_ascii_alphabetic())
+    });
+    name.contains(['/', '\\']) || extension
 }
 
 // 5. Quality gate -----------------------------------------------------------------------------
@@ -612,7 +724,8 @@ const PEOPLE: &str = "reviewer reviewers approver approvers assignee assignees m
     maintainers author authors owner owners manager managers lead hire hires intern interns \
     teammate teammates colleague colleagues developer developers engineer engineers designer \
     designers member members stakeholder stakeholders contributor contributors contractor \
-    contractors consultant consultants newcomer newcomers pm pms";
+    contractors consultant consultants newcomer newcomers pm pms admin admins administrator \
+    administrators contact contacts sponsor sponsors champion champions";
 
 /// The product's users. "Admin users must ..." is a rule of the product, but their things and
 /// what someone "is" are about a person: "The user's laptop runs ...", "Sam is the customer".
@@ -657,11 +770,16 @@ const EVALUATIVE: &str = "done fine good ok okay great bad nice cool awesome per
 
 /// Heads of subjects that name a diagnosis, a step of the conversation or a piece of work
 /// rather than a part of the project ("The root cause is ...", "The build error is ...", "The
-/// PR is merged"): what they are changes as the work goes on. "task" is not one: a named task
+/// bottleneck is ...", "The PR is merged"): what they are changes as the work goes on. "task" is not one: a named task
 /// ("the dedupe task") is a step of a pipeline, and a bare "The task" is a generic subject.
 const DIAGNOSES: &str = "cause culprit reason problem issue bug error fix solution workaround \
     answer result question idea plan goal pr ticket incident hotfix patch commit story \
-    epic";
+    epic bottleneck bottlenecks blocker blockers";
+
+/// Words that tie a subject to the work of the session ("The failing test is ...", "The
+/// remaining work is the admin UI", "The affected endpoint is ..."): what they pick out changes
+/// as the work goes on.
+const SESSION_MODIFIERS: &str = "remaining failing affected offending";
 
 /// Adverbs next to the verb that do not change the fact ("The API also uses JWT").
 const SOFT_ADVERBS: &str = "also now currently always already";
@@ -698,6 +816,7 @@ fn subject_ok(subject: &[Word]) -> bool {
         || !first.is_code() && !first.text.starts_with(char::is_alphabetic)
         || has(GENERIC_SUBJECTS, &phrase_key(subject))
         || head(subject).is_some_and(|w| w.is(DIAGNOSES) || w.is(PEOPLE))
+        || subject.iter().any(|w| w.is(SESSION_MODIFIERS))
         || subject.iter().any(person_possessive)
     {
         return false;
@@ -734,12 +853,13 @@ fn person_possessive(w: &Word) -> bool {
 }
 
 fn object_ok(predicate: &str, object: &[Word]) -> bool {
-    let (Some(first), Some(last)) = (object.first(), object.last()) else {
+    let Some(last) = object.last() else {
         return false;
     };
     if object.len() > 15 || last.is(DANGLING) {
         return false;
     }
+    let clause = |i: usize| object[i].is(CLAUSE_WORDS) && !counts_times(object, i);
     let core: Vec<&Word> = strip_article(object)
         .iter()
         .filter(|w| !w.is(SOFT_ADVERBS))
@@ -749,21 +869,27 @@ fn object_ok(predicate: &str, object: &[Word]) -> bool {
         .map(|w| w.key.as_str())
         .collect::<Vec<_>>()
         .join(" ");
-    if core.is_empty() || has(VAGUE_OBJECTS, &core_key) || first.is(CLAUSE_WORDS) {
+    if core.is_empty() || has(VAGUE_OBJECTS, &core_key) || clause(0) {
         return false;
     }
-    // "twice as fast as the old one".
-    let as_as = object.iter().filter(|w| w.key == "as").count() >= 2;
+    // "twice as fast as the old one"; "TOML as well as YAML" is a list.
+    let as_as =
+        object.iter().filter(|w| w.key == "as").count() >= 2 && !has_phrase(object, "as well as");
     // A second verb or a clause runs two statements together, or qualifies this one; a pronoun
     // points at something only the conversation knew.
     !as_as
         && !compares(predicate, object)
-        && object.iter().all(|w| {
+        && object.iter().enumerate().all(|(i, w)| {
             w.is_code()
-                || !(w.is(CLAUSE_WORDS)
-                    || w.is(CLAUSE_VERBS)
-                    || w.is(PRONOUNS) && !w.is(OBJECT_PRONOUNS))
+                || !(clause(i) || w.is(CLAUSE_VERBS) || w.is(PRONOUNS) && !w.is(OBJECT_PRONOUNS))
         })
+}
+
+/// Whether "once" at `i` counts how often ("reads the license file once at startup", "runs
+/// once per deploy") rather than opening a clause ("once the cache is warm"): a preposition or
+/// nothing follows it.
+fn counts_times(words: &[Word], i: usize) -> bool {
+    words[i].is("once") && words.get(i + 1).is_none_or(|n| n.is(PREPOSITIONS))
 }
 
 /// Whether the object compares, which makes it an opinion or news ("uses less memory than the
@@ -886,6 +1012,30 @@ fn clock(key: &str) -> bool {
     hour_minute || meridiem || key == "noon" || key == "midnight"
 }
 
+/// Adverbs that say a part does what it should ("handles stacked coupons correctly").
+const WORKING: &str = "correctly properly fine flawlessly successfully cleanly";
+
+/// Faults that "without" says are gone ("handles buffer size changes without glitches").
+const FAULTS: &str = "error errors erroring glitch glitches glitching crash crashes crashing \
+    failure failures failing fault faults issue issues problem problems panic panics panicking \
+    regression regressions hiccup hiccups warning warnings leak leaks deadlock deadlocks hang \
+    hangs hanging stall stalls stalling";
+
+/// Whether the object vouches that the part works: "handles unknown attributes without
+/// erroring", "handles gift cards correctly". That is the check of a fix just made, told in the
+/// present tense; what stands is the design ("retries with backoff"), not that it now works.
+fn works_now(object: &[Word]) -> bool {
+    let fault_gone = |i: usize| {
+        object[i].key == "without"
+            && object[i + 1..]
+                .iter()
+                .find(|w| !w.is("a an any"))
+                .is_some_and(|w| w.is(FAULTS))
+    };
+    has_phrase(object, "as expected")
+        || (0..object.len()).any(|i| object[i].is(WORKING) || fault_gone(i))
+}
+
 /// Whether the object says how things stand, rather than giving a reading ("p99 latency is 40
 /// ms", "The events table has 2.3 million rows"), a passing state, an event's time ("The
 /// deploy is at 3 pm") or where a person is. A configured value is how things stand: "The HTTP
@@ -904,6 +1054,9 @@ fn standing(predicate: &str, subject: &[Word], object: &[Word]) -> bool {
     // A requirement's numbers are what it requires.
     if predicate == "must" {
         return true;
+    }
+    if works_now(object) {
+        return false;
     }
     let linking = matches!(predicate, "is" | "are");
     let setting = head(subject).is_some_and(|w| w.is(SETTINGS))
@@ -935,7 +1088,10 @@ fn standing(predicate: &str, subject: &[Word], object: &[Word]) -> bool {
         ),
         Some(Amount::Count) | None => false,
     };
+    // "Rates are cached for 15 minutes": a passive that sets a measure up is no reading of it.
+    let arranged = lead.first().is_some_and(|w| w.is(ARRANGEMENTS));
     let metric = head(subject).is_some_and(|w| w.is(METRICS))
+        && !arranged
         && object
             .iter()
             .any(|w| w.key.contains(|c: char| c.is_ascii_digit()));
@@ -1146,7 +1302,13 @@ fn clause_fact(words: &[Word], valid_from: Option<i64>) -> Option<Candidate> {
     if found.plural && !verb_only && !plural_subject(subject) {
         return None;
     }
+    if found.plural && !words[found.at].is(PLURAL_PREDICATES) {
+        return None;
+    }
     let predicate = phrase_key(&words[found.at..end]);
+    if definition(subject, &predicate, object) {
+        return None;
+    }
     let subject = strip_article(subject);
     if !verb_follow_ok(&predicate, object)
         || !subject_ok(subject)
@@ -1166,6 +1328,16 @@ fn clause_fact(words: &[Word], valid_from: Option<i64>) -> Option<Candidate> {
             UNDATED_CONFIDENCE
         },
     })
+}
+
+/// Whether the sentence defines a bare name by its kind: "Rust is a systems programming
+/// language", "Kafka is a distributed log". That is what anyone knows of the name, not how this
+/// project is built; a part of the project takes an article ("The cache is a per-process LRU")
+/// or is given as what it is ("Database is Postgres 16").
+fn definition(subject: &[Word], predicate: &str, object: &[Word]) -> bool {
+    let bare_name =
+        matches!(subject, [name] if !name.is_code() && name.text.starts_with(char::is_uppercase));
+    bare_name && matches!(predicate, "is" | "are") && object.first().is_some_and(|w| w.is("a an"))
 }
 
 fn strip_soft_opening(s: &str) -> &str {

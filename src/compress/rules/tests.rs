@@ -62,9 +62,9 @@ fn midnight_utc(date: &str) -> i64 {
     "SHA-256 hashes of the request body"
 )]
 #[case(
-    "Outbound calls use the retry wrapper.",
+    "Outbound calls require the retry wrapper.",
     "Outbound calls",
-    "use",
+    "require",
     "the retry wrapper"
 )]
 #[case(
@@ -151,10 +151,10 @@ fn periods_inside_versions_file_names_and_abbreviations_do_not_end_a_sentence() 
         ]
     );
     assert_eq!(
-        triples("The loader reads config.toml at startup. The tests use fixtures.json."),
+        triples("The loader reads config.toml at startup. The suite reads fixtures.json."),
         vec![
             triple("loader", "reads", "config.toml at startup"),
-            triple("tests", "use", "fixtures.json"),
+            triple("suite", "reads", "fixtures.json"),
         ]
     );
     assert_eq!(
@@ -668,6 +668,179 @@ fn a_summary_keeps_its_standing_facts_and_drops_its_narration() {
             "uses",
             "SQS with a 30-second visibility timeout"
         )]
+    );
+}
+
+/// Each case is a trap that a general rule rejects and a fact of the same shape that the rule
+/// leaves alone, so that the rule can neither go missing nor grow to swallow facts.
+#[rstest]
+#[case::plural_use(
+    "Firmware builds use Zephyr 3.6.",
+    "Firmware builds require Zephyr 3.6.",
+    ("Firmware builds", "require", "Zephyr 3.6")
+)]
+#[case::fixed_without_faults(
+    "The parser now handles unknown attributes without erroring.",
+    "The parser now handles files without headers.",
+    ("parser", "handles", "files without headers")
+)]
+#[case::works_correctly(
+    "The discount engine handles stacked coupons correctly.",
+    "The discount engine handles stacked coupons.",
+    ("discount engine", "handles", "stacked coupons")
+)]
+#[case::particle_state(
+    "The beta flag is off in production.",
+    "The flag store is LaunchDarkly in production.",
+    ("flag store", "is", "LaunchDarkly in production")
+)]
+#[case::file_place(
+    "The benchmark report is in `bench/report.md`.",
+    "The schema is in `proto3` syntax.",
+    ("schema", "is", "in proto3 syntax")
+)]
+#[case::release_bound(
+    "The YAML file is kept read-only for one release.",
+    "The YAML file is kept for release builds.",
+    ("YAML file", "is", "kept for release builds")
+)]
+#[case::definition(
+    "Rust is a systems programming language.",
+    "The agent is a Rust binary.",
+    ("agent", "is", "a Rust binary")
+)]
+#[case::participle_before_noun(
+    "Two deprecated calls needed replacing.",
+    "The deprecated client calls the v1 API.",
+    ("deprecated client", "calls", "the v1 API")
+)]
+#[case::instead(
+    "Service accounts require API keys instead.",
+    "Service accounts require API keys instead of passwords.",
+    ("Service accounts", "require", "API keys instead of passwords")
+)]
+#[case::as_well(
+    "The CLI supports TOML as well.",
+    "The CLI supports TOML as well as YAML.",
+    ("CLI", "supports", "TOML as well as YAML")
+)]
+#[case::bare_irregular_participle(
+    "The search index is rebuilt.",
+    "The search index is rebuilt nightly.",
+    ("search index", "is", "rebuilt nightly")
+)]
+#[case::regular_participle_on_a_schedule(
+    "Payouts are batched.",
+    "Payouts are batched daily at 16:00 CET.",
+    ("Payouts", "are", "batched daily at 16:00 CET")
+)]
+#[case::once_opening_a_clause(
+    "The plugin reads the license file once the host is ready.",
+    "The plugin reads the license file once at startup.",
+    ("plugin", "reads", "the license file once at startup")
+)]
+#[case::reading_of_a_measure(
+    "Refresh rates are 15 per minute.",
+    "Rates are cached per postcode for 15 minutes.",
+    ("Rates", "are", "cached per postcode for 15 minutes")
+)]
+#[case::state_reached_now(
+    "The importer handles malformed rows now.",
+    "The importer now handles malformed rows.",
+    ("importer", "handles", "malformed rows")
+)]
+#[case::condition_inside(
+    "The client uses a fallback relay in case of outages.",
+    "The client uses a fallback relay for outages.",
+    ("client", "uses", "a fallback relay for outages")
+)]
+#[case::dash_aside(
+    "The search API requires an API key - double check.",
+    "The search API requires an API-key header.",
+    ("search API", "requires", "an API-key header")
+)]
+#[case::person_role(
+    "The tenant admin is Jo.",
+    "The admin console requires Okta SSO.",
+    ("admin console", "requires", "Okta SSO")
+)]
+#[case::diagnosis(
+    "The bottleneck is the JSON serializer.",
+    "The serializer is simd-json.",
+    ("serializer", "is", "simd-json")
+)]
+#[case::session_work(
+    "The failing test is `test_refund_partial`.",
+    "The smoke test is `test_health`.",
+    ("smoke test", "is", "test_health")
+)]
+#[case::short_perfect(
+    "The worker has used Redis for years.",
+    "The worker has a Redis lock.",
+    ("worker", "has", "a Redis lock")
+)]
+fn a_general_rule_drops_its_trap_and_keeps_a_fact_of_its_shape(
+    #[case] trap: &str,
+    #[case] fact: &str,
+    #[case] expected: (&str, &str, &str),
+) {
+    assert_eq!(triples(trap), vec![], "{trap}");
+    let (s, p, o) = expected;
+    assert_eq!(triples(fact), vec![triple(s, p, o)], "{fact}");
+}
+
+#[rstest]
+#[case::afaik("The worker uses Redis afaik.")]
+#[case::imo("The worker is the bottleneck imo.")]
+#[case::hardly("The worker hardly uses the cache.")]
+#[case::barely("The exporter barely handles large files.")]
+fn drops_a_hedge_or_a_near_negation_after_the_fact(#[case] text: &str) {
+    assert_eq!(triples(text), vec![]);
+}
+
+#[test]
+fn a_plain_word_ends_its_sentence_before_a_lower_case_name() {
+    assert_eq!(
+        triples("The plugin uses JUCE modules. pluginval passes at strictness level 8."),
+        vec![triple("plugin", "uses", "JUCE modules")]
+    );
+    assert_eq!(
+        triples("The CLI supports three shells incl. fish and zsh."),
+        vec![triple("CLI", "supports", "three shells incl. fish and zsh")],
+        "a listed abbreviation keeps its sentence whole"
+    );
+}
+
+#[test]
+fn each_line_of_a_note_is_read_on_its_own_unless_it_carries_on_the_one_before() {
+    assert_eq!(
+        triples("ledger stores amounts as integer minor units\nrounding bug fixed in #231"),
+        vec![triple("ledger", "stores", "amounts as integer minor units")]
+    );
+    assert_eq!(
+        triples("the sim\nreads from the shared scratch volume"),
+        vec![],
+        "a short label over a line with no subject is no sentence"
+    );
+    assert_eq!(
+        triples("The cache uses Redis and\nthe queue uses SQS"),
+        vec![
+            triple("cache", "uses", "Redis"),
+            triple("queue", "uses", "SQS")
+        ],
+        "a line that ends on a conjunction goes on below"
+    );
+}
+
+#[test]
+fn a_labelled_line_is_set_apart_from_plain_statements() {
+    assert_eq!(
+        triples("Storage: the media service uses S3 for originals."),
+        vec![]
+    );
+    assert_eq!(
+        triples("Media notes:\nthe media service uses S3 for originals"),
+        vec![triple("media service", "uses", "S3 for originals")]
     );
 }
 
