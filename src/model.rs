@@ -148,12 +148,9 @@ pub struct Memory {
     pub pinned: bool,
     pub dismissed: bool,
     /// When it was said or done, in epoch milliseconds: for a memory back-filled from a
-    /// transcript or imported, that time, not when it was stored. Search's date filters and
-    /// `as_of` apply to it.
+    /// transcript or imported, that time, not when it was stored (`inspect` shows both).
+    /// Search's date filters and `as_of` apply to it.
     pub created_at: i64,
-    /// When this store took it in; absent for memories stored before this was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stored_at: Option<i64>,
 }
 
 /// The longest title kept; longer titles are cut at a character boundary.

@@ -332,6 +332,10 @@ impl Text for ops::drift::Drift {
     }
 }
 
+/// How far apart when a memory was said and when it was stored must be for `inspect` to show
+/// both: an hour, so a hook's own clock never shows.
+const STORED_APART_MS: i64 = 3_600_000;
+
 impl Text for ops::inspect::Inspect {
     /// The memory's line, then each version newest first: its number, whether original or an
     /// edit, who wrote it and when, and its text.
@@ -344,6 +348,17 @@ impl Text for ops::inspect::Inspect {
             )
         };
         let mut lines = vec![hit_line(&r.memory, clock)];
+        // A back-filled or imported memory was said long before this store took it in.
+        if let Some(stored) = r
+            .stored_at
+            .filter(|at| (at - r.memory.created_at).abs() > STORED_APART_MS)
+        {
+            lines.push(format!(
+                "Said or done {}; stored {}.",
+                when(r.memory.created_at),
+                when(stored)
+            ));
+        }
         lines.push(match r.versions.len() {
             1 => "1 version: never edited.".to_owned(),
             n => format!("{n} versions, newest first:"),
@@ -614,20 +629,24 @@ impl Text for ops::lists::WorkStateRead {
 
 impl Text for ops::memories::SaveMemory {
     fn text(s: &Self::Output, _: &Clock) -> Rendered {
-        Rendered::plain(if s.new {
-            let replaces: Vec<String> = s.replaces.iter().map(|id| format!("#{id}")).collect();
-            match replaces.as_slice() {
-                [] => format!("Saved as #{} in {}.", s.id, s.project),
-                _ => format!(
-                    "Saved as #{} in {}. It replaces {}, which stays, marked as replaced.",
-                    s.id,
-                    s.project,
-                    replaces.join(", ")
-                ),
-            }
+        let mut out = if s.new {
+            format!("Saved as #{} in {}.", s.id, s.project)
         } else {
             format!("Already saved as #{}.", s.id)
-        })
+        };
+        if !s.replaces.is_empty() {
+            let ids: Vec<String> = s.replaces.iter().map(|id| format!("#{id}")).collect();
+            out.push_str(&format!(
+                " It replaces {}, which stays, marked as replaced.",
+                ids.join(", ")
+            ));
+        }
+        if let Some(why) = &s.unchecked {
+            out.push_str(&format!(
+                " It was not compared with older memories ({why}); it is saved all the same."
+            ));
+        }
+        Rendered::plain(out)
     }
 }
 

@@ -47,7 +47,8 @@ pub fn edit(a: EditArgs, json: bool) -> anyhow::Result<()> {
 pub struct FeedbackArgs {
     /// The memory's id.
     pub id: i64,
-    /// Mark it a favourite: lifted a little in search, always in the session-start block.
+    /// Mark it a favourite: lifted a little in search, and never left out of the session-start
+    /// block for not-helpful votes.
     #[arg(long, group = "vote")]
     pub favourite: bool,
     /// Take the favourite mark away.

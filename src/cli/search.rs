@@ -32,7 +32,8 @@ pub struct SearchArgs {
     #[arg(long)]
     pub until: Option<String>,
     /// Answer as memory stood then (a date, date-time, relative time or epoch milliseconds):
-    /// memories saved later, later edits and later replacements are left out.
+    /// memories said or done later, later edits and later replacements are left out. Matching
+    /// is on today's words.
     #[arg(long = "as-of")]
     pub as_of: Option<String>,
     /// Only results older than this many days.

@@ -91,7 +91,6 @@ mod tests {
             pinned: false,
             dismissed: false,
             created_at: 0,
-            stored_at: None,
         }
     }
 

@@ -23,6 +23,10 @@ pub struct Inspected {
     /// The current text first, then each it replaced: the version, who wrote it and when,
     /// `original` or `edit`, and when it was replaced.
     pub versions: Vec<MemoryVersion>,
+    /// When this store took it in, apart from `memory.created_at`, when it was said or done
+    /// (they differ for a back-fill or an import); absent when it is not known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored_at: Option<i64>,
     /// Its relationships: the memories it replaced and those that replaced it, oldest first.
     pub links: Vec<Link>,
     pub feedback: Feedback,
@@ -47,8 +51,10 @@ impl Operation for Inspect {
         let versions = ctx.store.memory_versions(self.id)?;
         let links = ctx.store.memory_links(self.id)?;
         let feedback = ctx.store.feedback_of(self.id)?;
+        let stored_at = ctx.store.stored_at(self.id)?;
         Ok(Inspected {
             memory,
+            stored_at,
             versions,
             links,
             feedback,

@@ -47,6 +47,9 @@ pub struct Saved {
     /// The older memories it replaces (see `supersession`), marked as replaced by it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub replaces: Vec<i64>,
+    /// Why it could not be compared with older memories, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<String>,
 }
 
 impl Operation for SaveMemory {
@@ -59,20 +62,27 @@ impl Operation for SaveMemory {
     fn run(self, ctx: &mut Context<'_>) -> Result<Saved, OpError> {
         let m = self.memory(ctx)?;
         let ins = ctx.store.insert(&m)?;
-        let replaces = if ins.new {
-            let saved = ctx.store.get_many(&[ins.id])?;
-            match saved.first() {
-                Some(saved) => super::supersede::link_replaced(ctx.store, saved, ctx.clock.now())?,
-                None => Vec::new(),
-            }
+        let saved = if ins.new {
+            ctx.store.get_many(&[ins.id]).unwrap_or_default()
         } else {
             Vec::new()
+        };
+        // The memory is stored whatever happens next: a failure to compare it is said, not
+        // returned as the save's error.
+        let (replaces, unchecked) = match saved.first() {
+            Some(saved) => match super::supersede::link_replaced(ctx.store, saved, ctx.clock.now())
+            {
+                Ok(ids) => (ids, None),
+                Err(e) => (Vec::new(), Some(e.to_string())),
+            },
+            None => (Vec::new(), None),
         };
         Ok(Saved {
             id: ins.id,
             project: m.get().project.clone(),
             new: ins.new,
             replaces,
+            unchecked,
         })
     }
 }

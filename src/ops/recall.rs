@@ -83,8 +83,8 @@ pub struct Search {
     /// relevance, date_desc or date_asc.
     #[schemars(extend("default" = "relevance"))]
     pub order: Option<search::Order>,
-    /// Answer as the memory stood at this time (like since): memories saved later, later
-    /// edits and later replacements are left out.
+    /// Answer as memory stood at this time (like since): memories said or done later, later
+    /// edits and later replacements are left out. Matching is on today's words.
     pub as_of: Option<When>,
     /// Pass the query to FTS5 as written (command line only).
     #[serde(skip)]

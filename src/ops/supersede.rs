@@ -14,12 +14,16 @@ const COMPARED: usize = 20;
 /// How much of the note's text the search for older memories reads.
 const QUERY_CHARS: usize = 1_000;
 
-/// Mark every older memory of `m`'s project that `m` replaces, at `now`: their ids.
+/// Mark every older memory of `m`'s project that `m` replaces, at `now`: their ids. A memory
+/// that only records what happened (a prompt, a tool event) replaces nothing.
 pub(crate) fn link_replaced(
     store: &mut dyn Storage,
     m: &Memory,
     now: i64,
 ) -> Result<Vec<i64>, StoreError> {
+    if matches!(m.kind, Kind::Event | Kind::Prompt) {
+        return Ok(Vec::new());
+    }
     let q = SearchQuery {
         // The opening of a long note names its subject; all of it would cost a search of
         // hundreds of words.
@@ -35,7 +39,9 @@ pub(crate) fn link_replaced(
         .filter(|o| {
             o.id != m.id
                 && o.created_at <= m.created_at
-                && !matches!(o.kind, Kind::Event | Kind::Prompt)
+                // Raw captures are not statements, and a session's summary holds many: one
+                // changed sentence does not replace the rest.
+                && !matches!(o.kind, Kind::Event | Kind::Prompt | Kind::Summary)
         })
         .collect();
     let mut replaced = Vec::new();

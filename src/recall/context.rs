@@ -48,7 +48,7 @@ impl ContextOptions {
     }
 }
 
-/// Stale marks by memory id (see [`crate::drift::marks`]).
+/// Marks by memory id: stale (see [`crate::drift::marks`]), or replaced by a newer memory.
 type Marks = std::collections::HashMap<i64, String>;
 
 /// One line of the block for a memory, ending with where it came from and how old it is, and
@@ -138,19 +138,28 @@ pub fn build(
     let mut sections = Vec::new();
 
     // What a newer memory replaced, and what was rated down more than up, is not told as
-    // current: it stays in the store and in search, marked.
+    // current: it stays in the store and in search, marked. A pinned memory stays, since
+    // someone asked for it at every session start, and says what replaced it.
     let standing = store.standing(Some(project), None)?;
-    let mut pinned = store.pinned_memories(project)?;
-    pinned.retain(|m| standing.current(m.id));
+    let pinned = store.pinned_memories(project)?;
     // One bounded walk back through the project's newest memories feeds both the last session
     // and the recent list, so a store of any size costs the same. Tool events are raw and many;
     // the block lists what people said, concluded and decided.
     let mut window = store.newest_told(project, WINDOW)?;
     window.retain(|m| standing.current(m.id));
-    let marks = match &opts.root {
+    let mut marks = match &opts.root {
         Some(root) => crate::drift::marks::stale_marks(root, printable(&pinned, &window, opts)),
         None => Marks::new(),
     };
+    for m in &pinned {
+        if let Some(newer) = standing.superseded.get(&m.id) {
+            let mark = marks.entry(m.id).or_default();
+            if !mark.is_empty() {
+                mark.push_str("; ");
+            }
+            mark.push_str(&format!("replaced by #{newer}"));
+        }
+    }
     sections.push(Section {
         title: "## Pinned".into(),
         lines: pinned

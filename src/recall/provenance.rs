@@ -78,7 +78,6 @@ mod tests {
             pinned: false,
             dismissed: false,
             created_at: at,
-            stored_at: None,
         }
     }
 

@@ -54,8 +54,9 @@ pub struct SearchQuery {
     pub order: Order,
     /// Pass the query to FTS5 as written.
     pub raw: bool,
-    /// Answer as the store stood then: memories stored later left out, supersessions made
-    /// later not counted, and each memory's text as it read then.
+    /// Answer as the store stood then: memories said or done later left out (by `created_at`,
+    /// as the date filters), supersessions made later not counted, and each hit's text as it
+    /// read then. Matching is on the words memories hold now.
     pub as_of: Option<i64>,
 }
 
@@ -375,7 +376,8 @@ pub fn hybrid(
         _ => return search(store, q),
     };
     let depth = FUSE_DEPTH.max(q.offset + limit);
-    let mut words = search(
+    // The words' own search, not yet settled: the fused page is settled once, at the end.
+    let mut words = self::words(
         store,
         &SearchQuery {
             limit: depth,

@@ -120,7 +120,7 @@ pub(crate) fn touch_capture(tx: &Transaction<'_>, host: &str, at: i64) -> rusqli
 }
 
 pub(crate) const COLUMNS: &str = "id, uid, project, kind, type, title, text, tool, session_id, files, \
-                                  pinned, dismissed, created_at, stored_at";
+                                  pinned, dismissed, created_at";
 
 /// Map a row selected with [`COLUMNS`].
 pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<Memory> {
@@ -141,7 +141,6 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<Memory> {
         pinned: r.get(10)?,
         dismissed: r.get(11)?,
         created_at: r.get(12)?,
-        stored_at: r.get(13)?,
     })
 }
 

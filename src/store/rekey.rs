@@ -128,9 +128,12 @@ pub(super) fn merge_memory(tx: &Transaction<'_>, from: i64, keep: i64) -> rusqli
         "UPDATE OR IGNORE episodes SET memory_id = ?2 WHERE memory_id = ?1",
         "UPDATE OR IGNORE extracted SET memory_id = ?2 WHERE memory_id = ?1",
         // A supersession the twin took part in now holds for the kept memory, unless it would
-        // link the kept memory to itself; what cannot move goes with the twin.
-        "UPDATE OR IGNORE memory_links SET older = ?2 WHERE older = ?1 AND newer <> ?2",
-        "UPDATE OR IGNORE memory_links SET newer = ?2 WHERE newer = ?1 AND older <> ?2",
+        // link it to itself or make two memories each replace the other; what cannot move goes
+        // with the twin.
+        "UPDATE OR IGNORE memory_links SET older = ?2 WHERE older = ?1 AND newer <> ?2
+           AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.older = memory_links.newer AND r.newer = ?2)",
+        "UPDATE OR IGNORE memory_links SET newer = ?2 WHERE newer = ?1 AND older <> ?2
+           AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.older = ?2 AND r.newer = memory_links.older)",
         // Feedback on either counts for the one kept.
         "INSERT INTO memory_feedback (memory_id, favourite, positive, negative, updated_at)
              SELECT ?2, favourite, positive, negative, updated_at FROM memory_feedback WHERE memory_id = ?1

@@ -98,7 +98,10 @@ impl Standing {
     }
 }
 
-/// The project filter of the scope queries: every project when `None`.
+/// The project filter of the scope queries: every project when `None`. The queries walk the
+/// links or the feedback and look each memory up (`CROSS JOIN` keeps that order): both are
+/// made by people, a few per project, while a project may hold a million memories, and the
+/// session-start block reads them.
 const IN_SCOPE: &str = "(?1 IS NULL OR m.project = ?1)";
 
 impl Store {
@@ -163,7 +166,7 @@ impl Store {
         {
             let mut links = tx
                 .prepare_cached(&format!(
-                    "SELECT l.older, l.newer FROM memory_links l JOIN memories m ON m.id = l.older
+                    "SELECT l.older, l.newer FROM memory_links l CROSS JOIN memories m ON m.id = l.older
                      WHERE {IN_SCOPE} AND (?2 IS NULL OR l.created_at <= ?2)
                      ORDER BY l.created_at, l.newer"
                 ))
@@ -179,7 +182,8 @@ impl Store {
             let mut feedback = tx
                 .prepare_cached(&format!(
                     "SELECT f.memory_id, f.favourite, f.positive, f.negative
-                     FROM memory_feedback f JOIN memories m ON m.id = f.memory_id WHERE {IN_SCOPE}"
+                     FROM memory_feedback f CROSS JOIN memories m ON m.id = f.memory_id
+                     WHERE {IN_SCOPE}"
                 ))
                 .map_err(err)?;
             let rows = feedback
@@ -367,5 +371,36 @@ mod tests {
             }
         );
         assert!(!f.hides(), "as much for as against does not hide");
+    }
+
+    #[test]
+    fn a_merge_moves_links_and_feedback_but_never_makes_a_pair_both_ways_or_a_self_link() {
+        let (_d, mut s) = store();
+        let [a, x, k, y] = ["a", "x", "k", "y"].map(|t| s.insert(&note("shop", t, 1)).unwrap().id);
+        s.link_superseded(a, x, Cause::Replaced, 10).unwrap();
+        s.link_superseded(x, k, Cause::Replaced, 11).unwrap();
+        s.link_superseded(y, a, Cause::Stopped, 12).unwrap();
+        s.link_superseded(a, k, Cause::Changed, 13).unwrap();
+        s.give_feedback(a, Vote::Positive, 14).unwrap();
+        s.give_feedback(k, Vote::Negative, 15).unwrap();
+        // `a` folds into `k`: a→x would become k→x beside x→k, and a→k would become k→k.
+        s.write(|tx| super::super::rekey::merge_memory(tx, a, k))
+            .unwrap();
+        let pairs: Vec<(i64, i64)> = [x, k, y]
+            .iter()
+            .flat_map(|&id| s.memory_links(id).unwrap())
+            .map(|l| (l.older, l.newer))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        assert_eq!(pairs, [(x, k), (y, k)]);
+        assert_eq!(
+            s.feedback_of(k).unwrap(),
+            Feedback {
+                favourite: false,
+                positive: 1,
+                negative: 1
+            }
+        );
     }
 }

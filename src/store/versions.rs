@@ -91,6 +91,15 @@ pub(super) fn edit(
 }
 
 impl Store {
+    /// When this store took memory `id` in.
+    pub fn stored_at(&self, id: i64) -> Result<Option<i64>, StoreError> {
+        self.conn
+            .prepare_cached("SELECT stored_at FROM memories WHERE id = ?1")
+            .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
+            .map(Option::flatten)
+            .map_err(|e| self.err(e))
+    }
+
     /// Every text memory `id` held, the current one first; empty when there is no such memory.
     pub fn memory_versions(&self, id: i64) -> Result<Vec<MemoryVersion>, StoreError> {
         let err = |e| self.err(e);

@@ -14,11 +14,12 @@ use super::words::{content, tokens};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Cue {
     /// `old` was replaced by `new` (both as content stems), in a sentence whose other content
-    /// words are `context`.
+    /// words are `lead` (up to the last word of either) and `trail` (after it).
     Replaced {
         old: Vec<String>,
         new: Vec<String>,
-        context: Vec<String>,
+        lead: Vec<String>,
+        trail: Vec<String>,
     },
     /// What the stopped clause says no longer holds: its content stems, subject included.
     Stopped { what: Vec<String> },
@@ -28,7 +29,7 @@ pub(crate) enum Cue {
 const UNSURE: &str = "might may could should would plan plans planning planned consider \
     considering considered maybe perhaps propose proposal proposed if whether want wants \
     try trying tried evaluate evaluating idea will shall going todo tbd later eventually \
-    soon experiment experimenting prototype revert reverted reverting undo";
+    soon experiment experimenting prototype revert reverted reverting undo task tasks next wip";
 
 /// Words that open another part of a sentence: the phrase filling a frame stops before them.
 const BOUNDARY: &str = "after because since for so which as when and but to in on at with by \
@@ -41,7 +42,7 @@ const STOP_BOUNDARY: &str = "because since so but which as when and after until 
 
 /// Verbs that move something from one value to another ("switched ... from X to Y").
 const MOVES: &str = "switch switched switching move moved moving migrate migrated migrating \
-    change changed changing port ported porting went go gone transition transitioned convert \
+    change changed changing went go gone transition transitioned convert \
     converted shift shifted swap swapped upgrade upgraded downgrade downgraded bump bumped \
     rewrite rewrote rewritten";
 
@@ -49,12 +50,19 @@ fn listed(list: &str, w: &str) -> bool {
     list.split_whitespace().any(|x| x == w)
 }
 
+/// Verbs that, opening a sentence in their bare form, make it a command: a change asked for,
+/// not one made ("Migrate the queue from RabbitMQ to SQS"). "Use Y, not X" is a standing rule
+/// and stays a cue.
+const ASKED: &str = "switch move migrate change port swap replace convert shift upgrade \
+    downgrade bump rewrite drop remove stop";
+
 /// The cues of one sentence.
 pub(crate) fn cues(sentence: &str) -> Vec<Cue> {
     let lower = sentence.to_lowercase();
     let words = tokens(&lower);
     if lower.trim_end().ends_with('?')
         || words.iter().any(|w| listed(UNSURE, w))
+        || words.first().is_some_and(|w| listed(ASKED, w))
         || matches!(
             words.first().map(String::as_str),
             Some("don't" | "dont" | "never" | "avoid")
@@ -86,15 +94,29 @@ pub(crate) fn cues(sentence: &str) -> Vec<Cue> {
     out
 }
 
-/// A replacement of `old` by `new` (token phrases), with the sentence's other content words.
+/// A replacement of `old` by `new` (token phrases), with the sentence's other content words:
+/// those up to the last word of either, which name what changed, and those that trail them
+/// ("... instead of axios for all requests"), which say more often where or why.
 fn replaced(sentence: &[String], old: &[String], new: &[String]) -> Cue {
+    let end = sentence
+        .iter()
+        .rposition(|w| old.contains(w) || new.contains(w))
+        .map_or(sentence.len(), |i| i + 1);
     let old = content(&old.join(" "));
     let new = content(&new.join(" "));
-    let context = content(&sentence.join(" "))
-        .into_iter()
-        .filter(|w| !old.contains(w) && !new.contains(w) && !cue_word(w))
-        .collect();
-    Cue::Replaced { old, new, context }
+    let other = |part: &[String]| -> Vec<String> {
+        content(&part.join(" "))
+            .into_iter()
+            .filter(|w| !old.contains(w) && !new.contains(w) && !cue_word(w))
+            .collect()
+    };
+    let (lead, trail) = (other(&sentence[..end]), other(&sentence[end..]));
+    Cue::Replaced {
+        old,
+        new,
+        lead,
+        trail,
+    }
 }
 
 /// A stem that belongs to the cue, not to what the sentence is about.
@@ -167,7 +189,7 @@ fn replaced_with(t: &[String]) -> Option<(Vec<String>, Vec<String>)> {
         if !matches!(at(t, next), "by" | "with" | "for") {
             return None;
         }
-        let aux = if at(t, verb - 2) == "has" || at(t, verb - 2) == "have" {
+        let aux = if verb >= 2 && matches!(at(t, verb - 2), "has" | "have") {
             verb - 2
         } else {
             verb - 1
@@ -213,8 +235,8 @@ fn instead_of(t: &[String]) -> Option<(Vec<String>, Vec<String>)> {
     let new: Vec<String> = t[..cue]
         .iter()
         .rev()
-        .take_while(|w| !matches!(w.as_str(), "is" | "are" | "was" | "were" | "uses" | "use"))
-        .take(4)
+        .take_while(|w| !super::words::filler(w))
+        .take(3)
         .cloned()
         .collect::<Vec<_>>()
         .into_iter()
@@ -242,7 +264,12 @@ fn stopped(t: &[String]) -> Option<Vec<String>> {
     let (start, skip) = if let Some(i) = t.windows(2).position(|w| w[0] == "no" && w[1] == "longer")
     {
         (i, 2)
-    } else if let Some(i) = t.iter().position(|w| w == "stopped") {
+    } else if let Some(i) = t.iter().position(|w| w == "stopped").filter(|&i| {
+        // "We stopped using X", "Stopped caching X": a choice. "The worker stopped processing
+        // jobs when ..." is an incident, not a decision.
+        (i == 0 || matches!(at(t, i - 1), "we" | "they" | "i" | "team"))
+            && t.get(i + 1).is_some_and(|w| w.ends_with("ing"))
+    }) {
         (i, 1)
     } else {
         let end = t
@@ -310,7 +337,7 @@ mod tests {
         );
         assert_eq!(
             replacement("Sessions are kept in signed cookies instead of Redis."),
-            pair(&["redis"], &["kept", "sign", "cooky"])
+            pair(&["redis"], &["sign", "cooky"])
         );
         assert_eq!(
             replacement("Use Vector, not Filebeat, to ship logs."),

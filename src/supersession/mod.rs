@@ -45,13 +45,36 @@ pub fn judge_in(older: &str, newer: &str, project: &str) -> Option<Cause> {
     for sentence in sentences(newer) {
         for cue in cues(sentence) {
             let holds = match &cue {
-                Cue::Replaced { old, new, context } => {
+                Cue::Replaced {
+                    old,
+                    new,
+                    lead,
+                    trail,
+                } => {
                     let names_old = old.iter().all(|w| said.contains(w));
                     let names_new = !new.is_empty() && new.iter().all(|w| said.contains(w));
-                    let context: Vec<&String> =
-                        context.iter().filter(|w| !everywhere.contains(*w)).collect();
-                    let same_subject =
-                        context.is_empty() || context.iter().any(|w| said.contains(*w));
+                    // Dates and numbers say when, not what.
+                    let told = |part: &[String]| {
+                        let part: Vec<&String> = part
+                            .iter()
+                            .filter(|w| {
+                                !everywhere.contains(*w)
+                                    && !w.contains(|c: char| c.is_ascii_digit())
+                            })
+                            .collect();
+                        let shared = part.iter().filter(|w| said.contains(**w)).count();
+                        (shared, part.len())
+                    };
+                    // The words that name what changed must all be the older's own ("the
+                    // staging database" is not "the production database", "audit logs" are
+                    // not all logs); with none, a word of the rest of the sentence must be.
+                    let (lead_shared, lead_len) = told(lead);
+                    let (trail_shared, trail_len) = told(trail);
+                    let same_subject = if lead_len > 0 {
+                        lead_shared == lead_len
+                    } else {
+                        trail_len == 0 || trail_shared > 0
+                    };
                     names_old && !names_new && same_subject
                 }
                 Cue::Stopped { what } => what.iter().all(|w| said.contains(w)),
@@ -70,13 +93,16 @@ pub fn judge_in(older: &str, newer: &str, project: &str) -> Option<Cause> {
 /// Whether the older memory already says the cue's old value is over: then it is history, and
 /// the newer confirms it rather than replacing it.
 fn negated_in(older: &str, cue: &Cue) -> bool {
+    let over: &[String] = match cue {
+        Cue::Replaced { old, .. } => old,
+        Cue::Stopped { what } => what,
+    };
     sentences(older)
         .into_iter()
         .flat_map(cues)
-        .any(|c| match (&c, cue) {
-            (Cue::Replaced { old: a, .. }, Cue::Replaced { old: b, .. }) => a == b,
-            (Cue::Stopped { .. }, _) => true,
-            _ => false,
+        .any(|c| match c {
+            Cue::Replaced { old, .. } => old == over,
+            Cue::Stopped { what } => over.iter().all(|w| what.contains(w)),
         })
 }
 
@@ -195,6 +221,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_bare_passive_is_read_without_a_panic() {
+        assert_eq!(
+            judge("Tests run with Jest.", "Was replaced by Vitest."),
+            None
+        );
+    }
+
+    #[test]
     fn each_sign_replaces_and_its_look_alikes_do_not() {
         let yes = [
             (
@@ -244,6 +278,44 @@ mod tests {
             ),
             ("Tests run with pytest.", "Tests run with pytest and -x."),
             ("We use npm.", "We might switch from npm to pnpm."),
+            // Another part of the project, named by a word the older lacks.
+            (
+                "The production database is Postgres.",
+                "Moved the staging database from Postgres to MySQL.",
+            ),
+            (
+                "MySQL is used by the legacy billing service.",
+                "For the new service we chose Postgres rather than MySQL.",
+            ),
+            (
+                "Logs are shipped to Datadog.",
+                "Audit logs are shipped to S3 instead of Datadog.",
+            ),
+            (
+                "The frontend talks to the API over REST.",
+                "The mobile app talks to the API over gRPC instead of REST.",
+            ),
+            (
+                "The Go client retries with backoff.",
+                "Ported the retry logic from the Go client to the Rust client.",
+            ),
+            (
+                "Use debug logging locally.",
+                "We changed the log level from debug to info in production.",
+            ),
+            (
+                "Sessions expire after 30 minutes in the cache.",
+                "The cache is keyed by user id, not by session.",
+            ),
+            // A change asked for, and an incident.
+            (
+                "We deploy the shop with npm.",
+                "Migrate the shop deploy from npm to pnpm.",
+            ),
+            (
+                "The worker processes jobs from Redis.",
+                "The worker stopped processing jobs when Redis was full.",
+            ),
         ];
         for (older, newer) in no {
             assert_eq!(judge(older, newer), None, "{older} / {newer}");

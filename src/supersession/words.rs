@@ -14,7 +14,7 @@ const FILLER: &str = "a an the and or but of to in on at by for from with into o
     were be been being it its this that these those there here we our us you your they their \
     them i my me he she his her all any some every each also still just only now currently \
     today use uses used using via per than then so do does did done has have had will would \
-    should can could may might must not no yes new old one two both either own same other \
+    should can could may might must not no yes one two both either own same other \
     after before since until when while which who what where how why off out up down over \
     instead rather longer anymore more less about";
 

@@ -189,3 +189,30 @@ fn feedback_moves_a_tie_but_never_a_clearly_better_match_and_a_negative_hides_fr
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("No memory #999."));
 }
+
+#[test]
+fn an_imported_memory_keeps_when_it_was_said_apart_from_when_it_was_stored() {
+    let env = Env::new();
+    let file = env.dir.path().join("old.jsonl");
+    std::fs::write(
+        &file,
+        r#"{"project":"shop","kind":"note","text":"The shop launched on Heroku","occurred_at":"2024-05-01"}"#,
+    )
+    .unwrap();
+    env.cmd()
+        .args(["import", file.to_str().unwrap()])
+        .assert()
+        .success();
+    let i = json(&env, &["inspect", "1"]);
+    let said = i["memory"]["created_at"].as_i64().unwrap();
+    let stored = i["stored_at"].as_i64().unwrap();
+    assert!(
+        said < 1_715_000_000_000 && stored > 1_760_000_000_000,
+        "{i}"
+    );
+    let out = text(&env, &["inspect", "1"]);
+    assert!(out.contains("Said or done 2024-05-01"), "{out}");
+    // Search's date filters apply to when it was said.
+    assert!(ids(&hits(&env, &["heroku", "--until", "2024-06-01"])).contains(&1));
+    assert!(hits(&env, &["heroku", "--since", "2025-01-01"]).is_empty());
+}

@@ -1006,3 +1006,29 @@ fn a_project_job_reads_only_notes_saved_outside_sessions() {
         vec!["-|1", "s1|1"]
     );
 }
+
+#[test]
+fn a_session_whose_fact_replaces_an_older_one_marks_the_older_session_as_replaced() {
+    let env = Env::new();
+    env.hook(
+        "claude-code",
+        "Stop",
+        stop("s-fly", "The shop service runs on Fly."),
+    );
+    ok(&env, &[], &["compress"]);
+    env.hook(
+        "claude-code",
+        "Stop",
+        stop("s-aws", "The shop service runs on AWS."),
+    );
+    ok(&env, &[], &["compress"]);
+    let fly: i64 = one(&env, "SELECT id FROM memories WHERE session_id = 's-fly'");
+    let aws: i64 = one(&env, "SELECT id FROM memories WHERE session_id = 's-aws'");
+    let links: Vec<String> = query(
+        &env,
+        "SELECT older || '>' || newer || ' ' || cause FROM memory_links",
+    );
+    assert_eq!(links, [format!("{fly}>{aws} facts")]);
+    let (out, _) = ok(&env, &[], &["search", "shop service"]);
+    assert!(out.contains(&format!("[replaced by #{aws}]")), "{out}");
+}

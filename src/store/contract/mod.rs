@@ -185,6 +185,9 @@ contract! {
         -> Result<bool, StoreError>;
         /// Every text a memory held, the current one first (empty: no such memory).
         fn memory_versions(&self, id: i64) -> Result<Vec<MemoryVersion>, StoreError>;
+        /// When this store took memory `id` in (apart from when it was said or done); `None`
+        /// when it is not known (stored before this was recorded) or there is no such memory.
+        fn stored_at(&self, id: i64) -> Result<Option<i64>, StoreError>;
         /// Mark `older` as replaced by `newer`; whether a link was made.
         fn link_superseded(&mut self, older: i64, newer: i64, cause: Cause, now: i64)
         -> Result<bool, StoreError>;
@@ -633,7 +636,8 @@ pub trait JobWrites {
     /// Store a fact the job found.
     fn insert_fact(&mut self, f: &Redacted<NewFact>, now: i64) -> Result<FactOutcome, StoreError>;
     /// Mark the memories the facts `closed` were drawn from as replaced by memory `newer`,
-    /// whose fact closed them: how many links were made.
+    /// whose fact closed them, when none of their facts is current any more: how many links
+    /// were made.
     fn supersede_by_facts(
         &mut self,
         closed: &[i64],

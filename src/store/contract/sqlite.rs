@@ -50,14 +50,18 @@ impl JobWrites for TxWrites<'_> {
     ) -> Result<usize, StoreError> {
         let mut made = 0;
         for &fact in closed {
-            // As `Store::link_superseded`: never a memory and itself, nor a pair both ways.
+            // As `Store::link_superseded`: never a memory and itself, nor a pair both ways. And
+            // only a memory left with no current fact: one changed fact of a note that says
+            // several things does not replace the rest of it.
             made += self.or_err(self.tx.execute(
                 "INSERT OR IGNORE INTO memory_links (older, newer, cause, created_at)
                  SELECT f.memory_id, ?2, ?3, ?4 FROM facts f
                  WHERE f.id = ?1 AND f.memory_id IS NOT NULL AND f.memory_id <> ?2
                    AND EXISTS (SELECT 1 FROM memories WHERE id = f.memory_id)
                    AND NOT EXISTS (SELECT 1 FROM memory_links l
-                                   WHERE l.older = ?2 AND l.newer = f.memory_id)",
+                                   WHERE l.older = ?2 AND l.newer = f.memory_id)
+                   AND NOT EXISTS (SELECT 1 FROM facts g WHERE g.memory_id = f.memory_id
+                                   AND g.valid_to IS NULL AND g.dismissed = 0)",
                 rusqlite::params![fact, newer, Cause::Facts.as_str(), now],
             ))?;
         }

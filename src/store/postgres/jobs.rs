@@ -509,13 +509,16 @@ impl JobWrites for PgJobWrites<'_, '_> {
         newer: i64,
         now: i64,
     ) -> Result<usize, StoreError> {
-        // As the SQLite store's: never a memory and itself, nor a pair both ways.
+        // As the SQLite store's: never a memory and itself, nor a pair both ways, and only a
+        // memory left with no current fact.
         let n = self.tx.execute(
             "INSERT INTO memory_links (older, newer, cause, created_at)
              SELECT DISTINCT f.memory_id, $2::BIGINT, $3, $4::BIGINT FROM facts f
              WHERE f.id = ANY($1) AND f.memory_id IS NOT NULL AND f.memory_id <> $2
                AND EXISTS (SELECT 1 FROM memories WHERE id = f.memory_id)
                AND NOT EXISTS (SELECT 1 FROM memory_links l WHERE l.older = $2 AND l.newer = f.memory_id)
+               AND NOT EXISTS (SELECT 1 FROM facts g WHERE g.memory_id = f.memory_id
+                               AND g.valid_to IS NULL AND NOT g.dismissed)
              ON CONFLICT DO NOTHING",
             &[&closed, &newer, &Cause::Facts.as_str(), &now],
         );
@@ -979,8 +982,15 @@ mod tests {
                 fresh.sort_unstable();
                 let again = w.mark_extracted(&[1, 2], j4.id, 1040)?;
                 wrote.push(format!("{gone:?} {fresh:?} {again:?}"));
-                wrote.push(format!("{:?}", w.insert_fact(&fact, 1040)?));
+                let first = w.insert_fact(&fact, 1040)?;
+                wrote.push(format!("{first:?}"));
                 wrote.push(format!("{:?}", w.insert_fact(&fact, 1041)?));
+                // Memory 3 said what closed the fact memory 2 said; never 2 by itself.
+                if let FactOutcome::New(id) = first {
+                    wrote.push(format!("{:?}", w.supersede_by_facts(&[id], 3, 1040)?));
+                    wrote.push(format!("{:?}", w.supersede_by_facts(&[id], 3, 1041)?));
+                    wrote.push(format!("{:?}", w.supersede_by_facts(&[id], 2, 1040)?));
+                }
                 wrote.push(format!("{:?}", w.summary_facts("shop", 5)?));
                 wrote.push(format!("{:?}", w.replace_summary(1, &generated, 1040)?));
                 wrote.push(format!("{:?}", w.replace_summary(1, &generated, 1041)?));
@@ -1090,6 +1100,9 @@ mod tests {
             assert_eq!(g, e);
         }
         assert_eq!(got.len(), expected.len());
+        // One link from the fact's memory to the one that closed it, once, never to itself.
+        let finished = expected.iter().find(|l| l.starts_with("finished")).unwrap();
+        assert!(finished.contains(r#""1", "0", "0""#), "{finished}");
         // The provider's error was stored redacted, as on SQLite.
         let kept: String = pg
             .with(|c| c.query_one("SELECT last_error FROM jobs WHERE id = 2", &[]))

@@ -339,6 +339,13 @@ impl Memories for PgStore {
         })
     }
 
+    fn stored_at(&self, id: i64) -> Result<Option<i64>, StoreError> {
+        self.with(|c| {
+            c.query_opt("SELECT stored_at FROM memories WHERE id = $1", &[&id])
+                .map(|r| r.and_then(|r| r.get(0)))
+        })
+    }
+
     fn link_superseded(
         &mut self,
         older: i64,
@@ -809,5 +816,65 @@ mod tests {
         let late = backfill(&[("five", "s2")]);
         assert_eq!(pg.backfill(&late, 5).unwrap(), [true]);
         assert_eq!(pg_rows(&pg, queue), ["s1 done 10", "s2 pending 20"]);
+    }
+    #[test]
+    #[ignore = "needs PostgreSQL: scripts/test starts one"]
+    fn supersession_feedback_and_stored_times_are_kept_as_sqlite_keeps_them() {
+        use crate::store::standing::{Cause, Vote};
+        let (_dir, mut lite) = sqlite();
+        let mut pg = testing::fresh();
+        let batch = corpus();
+        lite.import(&batch).unwrap();
+        pg.import(&batch).unwrap();
+        let both = |lite: &mut Store, pg: &mut PgStore, older, newer, at| {
+            let a = lite
+                .link_superseded(older, newer, Cause::Replaced, at)
+                .unwrap();
+            let b = pg
+                .link_superseded(older, newer, Cause::Replaced, at)
+                .unwrap();
+            assert_eq!(a, b, "link {older} -> {newer}");
+            a
+        };
+        assert!(both(&mut lite, &mut pg, 1, 5, 100));
+        assert!(both(&mut lite, &mut pg, 5, 9, 200));
+        assert!(!both(&mut lite, &mut pg, 5, 1, 300), "never both ways");
+        assert!(!both(&mut lite, &mut pg, 1, 1, 300), "never to itself");
+        assert!(
+            !both(&mut lite, &mut pg, 1, 999, 300),
+            "never to a missing memory"
+        );
+        for id in [1, 5, 9, 2] {
+            assert_eq!(lite.memory_links(id).unwrap(), pg.memory_links(id).unwrap());
+        }
+        for vote in [
+            Vote::Favourite,
+            Vote::Positive,
+            Vote::Negative,
+            Vote::Negative,
+        ] {
+            assert_eq!(
+                lite.give_feedback(9, vote, 400).unwrap(),
+                pg.give_feedback(9, vote, 400).unwrap()
+            );
+        }
+        assert_eq!(pg.give_feedback(999, Vote::Positive, 400).unwrap(), None);
+        assert_eq!(lite.feedback_of(9).unwrap(), pg.feedback_of(9).unwrap());
+        for project in [None, Some("shop"), Some("blog-2")] {
+            for as_of in [None, Some(150), Some(50)] {
+                assert_eq!(
+                    lite.standing(project, as_of).unwrap(),
+                    pg.standing(project, as_of).unwrap(),
+                    "{project:?} as of {as_of:?}"
+                );
+            }
+        }
+        // Both record when they took a memory in, by the wall clock, apart from its own time.
+        let now = crate::time::now_ms();
+        for store in [&lite as &dyn Memories, &pg] {
+            let at = store.stored_at(1).unwrap().unwrap();
+            assert!((now - at).abs() < 600_000, "{at} vs {now}");
+            assert_eq!(store.stored_at(999).unwrap(), None);
+        }
     }
 }

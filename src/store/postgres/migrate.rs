@@ -331,6 +331,7 @@ impl PgStore {
 fn order_of(table: &str) -> &'static str {
     match table {
         "memory_files" => "path, memory_id",
+        "memory_links" => "older, newer",
         "provider_usage" => "day, provider",
         "sync_meta" | "sync_projects" => "1",
         "sync_dirty" | "sync_revs" => "kind, key",

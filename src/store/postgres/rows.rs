@@ -6,7 +6,7 @@ use postgres::Row;
 
 /// The columns [`memory`] reads, in its order; `m.` qualifies them for joins.
 pub(in crate::store) const MEMORY_COLUMNS: &str = "m.id, m.uid, m.project, m.kind, m.type, m.title, m.text, m.tool, \
-     m.session_id, m.files, m.pinned, m.dismissed, m.created_at, m.stored_at";
+     m.session_id, m.files, m.pinned, m.dismissed, m.created_at";
 
 /// A memory from a row that selected [`MEMORY_COLUMNS`] first.
 pub(in crate::store) fn memory(r: &Row) -> Memory {
@@ -27,6 +27,5 @@ pub(in crate::store) fn memory(r: &Row) -> Memory {
         pinned: r.get(10),
         dismissed: r.get(11),
         created_at: r.get(12),
-        stored_at: r.get(13),
     }
 }

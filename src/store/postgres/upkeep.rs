@@ -526,9 +526,11 @@ fn merge_memory(tx: &mut Transaction<'_>, from: i64, keep: i64) -> Result<(), po
            AND NOT EXISTS (SELECT 1 FROM extracted WHERE memory_id = $2)",
         // As on SQLite: the twin's supersessions and feedback hold for the kept memory.
         "UPDATE memory_links l SET older = $2 WHERE l.older = $1 AND l.newer <> $2
-           AND NOT EXISTS (SELECT 1 FROM memory_links k WHERE k.older = $2 AND k.newer = l.newer)",
+           AND NOT EXISTS (SELECT 1 FROM memory_links k WHERE k.older = $2 AND k.newer = l.newer)
+           AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.older = l.newer AND r.newer = $2)",
         "UPDATE memory_links l SET newer = $2 WHERE l.newer = $1 AND l.older <> $2
-           AND NOT EXISTS (SELECT 1 FROM memory_links k WHERE k.newer = $2 AND k.older = l.older)",
+           AND NOT EXISTS (SELECT 1 FROM memory_links k WHERE k.newer = $2 AND k.older = l.older)
+           AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.older = $2 AND r.newer = l.older)",
         "INSERT INTO memory_feedback (memory_id, favourite, positive, negative, updated_at)
              SELECT $2, favourite, positive, negative, updated_at FROM memory_feedback WHERE memory_id = $1
          ON CONFLICT (memory_id) DO UPDATE SET favourite = memory_feedback.favourite OR excluded.favourite,
