@@ -46,8 +46,9 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('timeline', 'timeline', [CompletionResultType]::ParameterValue, 'Show the memories before and after one memory')
             [CompletionResult]::new('observations', 'observations', [CompletionResultType]::ParameterValue, 'Show memories in full by id')
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Where a memory or fact came from: the fact, its memory, the original message, the session, and the hook event or call that stored it, with times')
-            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'One memory with every text it held, newest first: who wrote each and when')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'One memory with every text it held, newest first: who wrote each and when; the memories it replaced or that replaced it; its feedback')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace a note''s text (and title); the old text is kept as a version')
+            [CompletionResult]::new('feedback', 'feedback', [CompletionResultType]::ParameterValue, 'Say what a memory is worth: --favourite, --unfavourite, --positive or --negative')
             [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'The memories whose files changed or went away since they were written, in this folder')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check the signed history: every chain and signature, and that nothing was changed behind aletheia''s back')
             [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
@@ -495,6 +496,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'kind')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'A date, date-time, relative time (yesterday, 3 days ago, 2w) or epoch milliseconds')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Like --since; a bare date includes that day')
+            [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Answer as memory stood then (a date, date-time, relative time or epoch milliseconds): memories said or done later, later edits and later replacements are left out. Matching is on today''s words')
             [CompletionResult]::new('--older-than-days', '--older-than-days', [CompletionResultType]::ParameterName, 'Only results older than this many days')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, '1 to 100 (default 20)')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'offset')
@@ -539,6 +541,16 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
         }
         'aletheia;edit' {
             [CompletionResult]::new('--title', '--title', [CompletionResultType]::ParameterName, 'The new title (default: the first 100 characters of the text)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'aletheia;feedback' {
+            [CompletionResult]::new('--favourite', '--favourite', [CompletionResultType]::ParameterName, 'Mark it a favourite: lifted a little in search, and never left out of the session-start block for not-helpful votes')
+            [CompletionResult]::new('--unfavourite', '--unfavourite', [CompletionResultType]::ParameterName, 'Take the favourite mark away')
+            [CompletionResult]::new('--positive', '--positive', [CompletionResultType]::ParameterName, 'It helped')
+            [CompletionResult]::new('--negative', '--negative', [CompletionResultType]::ParameterName, 'It did not help: lowered a little in search; more of these than helpful votes leave it out of the session-start block')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -704,8 +716,9 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('timeline', 'timeline', [CompletionResultType]::ParameterValue, 'Show the memories before and after one memory')
             [CompletionResult]::new('observations', 'observations', [CompletionResultType]::ParameterValue, 'Show memories in full by id')
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Where a memory or fact came from: the fact, its memory, the original message, the session, and the hook event or call that stored it, with times')
-            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'One memory with every text it held, newest first: who wrote each and when')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'One memory with every text it held, newest first: who wrote each and when; the memories it replaced or that replaced it; its feedback')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace a note''s text (and title); the old text is kept as a version')
+            [CompletionResult]::new('feedback', 'feedback', [CompletionResultType]::ParameterValue, 'Say what a memory is worth: --favourite, --unfavourite, --positive or --negative')
             [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'The memories whose files changed or went away since they were written, in this folder')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check the signed history: every chain and signature, and that nothing was changed behind aletheia''s back')
             [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
@@ -862,6 +875,9 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;help;edit' {
+            break
+        }
+        'aletheia;help;feedback' {
             break
         }
         'aletheia;help;drift' {

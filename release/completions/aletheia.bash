@@ -55,6 +55,9 @@ _aletheia() {
             aletheia,facts)
                 cmd="aletheia__subcmd__facts"
                 ;;
+            aletheia,feedback)
+                cmd="aletheia__subcmd__feedback"
+                ;;
             aletheia,help)
                 cmd="aletheia__subcmd__help"
                 ;;
@@ -174,6 +177,9 @@ _aletheia() {
                 ;;
             aletheia__subcmd__help,facts)
                 cmd="aletheia__subcmd__help__subcmd__facts"
+                ;;
+            aletheia__subcmd__help,feedback)
+                cmd="aletheia__subcmd__help__subcmd__feedback"
                 ;;
             aletheia__subcmd__help,help)
                 cmd="aletheia__subcmd__help__subcmd__help"
@@ -476,7 +482,7 @@ _aletheia() {
 
     case "${cmd}" in
         aletheia)
-            opts="-h -V --json --help --version hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="-h -V --json --help --version hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -739,8 +745,22 @@ _aletheia() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aletheia__subcmd__feedback)
+            opts="-h --favourite --unfavourite --positive --negative --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aletheia__subcmd__help)
-            opts="hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
+            opts="hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -922,6 +942,20 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__help__subcmd__facts)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aletheia__subcmd__help__subcmd__feedback)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2660,7 +2694,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__search)
-            opts="-h --file --file-suffix --project --type --kind --since --until --older-than-days --limit --offset --order --raw --semantic --json --help"
+            opts="-h --file --file-suffix --project --type --kind --since --until --as-of --older-than-days --limit --offset --order --raw --semantic --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2687,6 +2721,10 @@ _aletheia() {
                     return 0
                     ;;
                 --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-of)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

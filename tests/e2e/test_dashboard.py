@@ -262,6 +262,26 @@ const log = (m) => console.log("step: " + m);
   await showsHostile("versions", [XSS]);
   await shot("07-edited");
 
+  log("feedback, and a note that replaces this one");
+  await page.click("button:has-text('Favourite')");
+  await page.waitForURL(/ok=favourite/);
+  assert((await page.locator(".notice").innerText()).includes("favourite"));
+  assert.strictEqual(await page.locator("button:has-text('Unfavourite')").count(), 1);
+  await page.click("button:has-text('Not helpful')");
+  await page.waitForURL(/ok=negative/);
+  assert((await page.locator(".actions.feedback").innerText()).includes("1 not helpful"));
+  const oldId = noteUrl.split("/").pop();
+  await page.click("header nav a[href='/new']");
+  await page.fill("textarea[name=text]", "Deploys from home no longer need the office VPN.");
+  await page.click("form.stack button[type=submit]");
+  await page.waitForURL(/\/memories\/\d+\?ok=saved/);
+  const newerId = page.url().split("?")[0].split("/").pop();
+  assert((await page.locator("ul.links").innerText()).includes(`Replaces #${oldId}`));
+  await page.goto(noteUrl);
+  assert((await page.locator("ul.links").innerText()).includes(`Replaced by #${newerId}`));
+  await showsHostile("relationships", [XSS]);
+  await shot("07-replaced");
+
   log("a POST without the form's token is refused");
   const noteId = noteUrl.split("/").pop();
   let r = await page.request.post(base + `/memories/${noteId}/dismiss`, { form: { reason: "x" }, maxRedirects: 0 });

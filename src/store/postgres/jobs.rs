@@ -965,6 +965,17 @@ mod tests {
             valid_from: 2,
             job_id: Some(j4.id),
         });
+        let later = redacted(NewFact {
+            project: "shop".into(),
+            subject: "bills".into(),
+            predicate: "round".into(),
+            object: "up".into(),
+            confidence: 0.8,
+            source: "rules".into(),
+            memory_id: Some(3),
+            valid_from: 3,
+            job_id: Some(j4.id),
+        });
         let generated = redacted(Summary {
             title: "Fixed the bill".into(),
             text: "Fixed the bill's rounding; key ghp_1234567890abcdefghijklmnopqrstuvwxyzAB"
@@ -985,11 +996,18 @@ mod tests {
                 let first = w.insert_fact(&fact, 1040)?;
                 wrote.push(format!("{first:?}"));
                 wrote.push(format!("{:?}", w.insert_fact(&fact, 1041)?));
-                // Memory 3 said what closed the fact memory 2 said; never 2 by itself.
+                // While memory 2's fact is current, nothing replaces memory 2.
                 if let FactOutcome::New(id) = first {
                     wrote.push(format!("{:?}", w.supersede_by_facts(&[id], 3, 1040)?));
-                    wrote.push(format!("{:?}", w.supersede_by_facts(&[id], 3, 1041)?));
-                    wrote.push(format!("{:?}", w.supersede_by_facts(&[id], 2, 1040)?));
+                }
+                // Memory 3 says otherwise and closes it: memory 3 replaces memory 2, once, and
+                // memory 2 never replaces itself.
+                let closed = w.insert_fact(&later, 1042)?;
+                wrote.push(format!("{closed:?}"));
+                if let FactOutcome::Superseded { closed, .. } = closed {
+                    wrote.push(format!("{:?}", w.supersede_by_facts(&closed, 3, 1042)?));
+                    wrote.push(format!("{:?}", w.supersede_by_facts(&closed, 3, 1043)?));
+                    wrote.push(format!("{:?}", w.supersede_by_facts(&closed, 2, 1042)?));
                 }
                 wrote.push(format!("{:?}", w.summary_facts("shop", 5)?));
                 wrote.push(format!("{:?}", w.replace_summary(1, &generated, 1040)?));
@@ -1102,7 +1120,8 @@ mod tests {
         assert_eq!(got.len(), expected.len());
         // One link from the fact's memory to the one that closed it, once, never to itself.
         let finished = expected.iter().find(|l| l.starts_with("finished")).unwrap();
-        assert!(finished.contains(r#""1", "0", "0""#), "{finished}");
+        assert!(finished.contains(r#""0", "Superseded"#), "{finished}");
+        assert!(finished.contains(r#"] }", "1", "0", "0""#), "{finished}");
         // The provider's error was stored redacted, as on SQLite.
         let kept: String = pg
             .with(|c| c.query_one("SELECT last_error FROM jobs WHERE id = 2", &[]))
