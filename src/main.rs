@@ -1,4 +1,5 @@
-//! The `aletheia` binary: parse arguments, dispatch, map errors to exit codes.
+//! The `aletheia` binary: parse arguments, dispatch, map errors to exit codes (the rule is
+//! [`cli::exit`]'s).
 //!
 //! `hook` is dispatched before clap is even built: it runs on every host event and must stay
 //! minimal; it always exits 0.
@@ -52,7 +53,7 @@ enum Command {
     Install(cli::install::InstallArgs),
     /// Remove what `install` added to a host's configuration.
     Uninstall(cli::install::UninstallArgs),
-    /// Standing rules: list, add, confirm.
+    /// Standing rules: list, add, confirm, sync (into each tool's rule file).
     #[command(subcommand)]
     Rules(cli::rules::RulesCommand),
     /// Turn finished sessions into facts and summaries now (or keep a worker running).
@@ -89,7 +90,8 @@ enum Command {
     /// Check the signed history: every chain and signature, and that nothing was changed
     /// behind aletheia's back.
     Verify,
-    /// Show how the facts about one subject changed.
+    /// The facts about a subject and how they changed (subjects matched by words), or every
+    /// subject with its count.
     Facts(cli::facts::FactsArgs),
     /// Hide a memory (or fact) from search and context without deleting it.
     Dismiss(cli::items::DismissArgs),
@@ -190,7 +192,7 @@ fn main() -> ExitCode {
         Command::Drain => cli::drain::run(json),
         Command::Doctor(a) => match cli::doctor::run(a, json) {
             Ok(true) => Ok(()),
-            Ok(false) => return ExitCode::from(2),
+            Ok(false) => return ExitCode::from(cli::exit::NOT_AS_ASKED),
             Err(e) => Err(e),
         },
         Command::Redact(a) => cli::redact::run(a, json),
@@ -225,13 +227,7 @@ fn main() -> ExitCode {
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("aletheia: {e:#}");
-            if e.chain()
-                .any(|cause| cause.is::<aletheia::features::NotBuilt>())
-            {
-                ExitCode::from(2)
-            } else {
-                ExitCode::FAILURE
-            }
+            cli::exit::code(&e)
         }
     }
 }

@@ -199,6 +199,43 @@ impl Text for ops::recall::FactHistory {
     }
 }
 
+impl Text for ops::recall::FactSubjects {
+    /// `- postgres database: 3 facts` per subject, then how many more there are and how to
+    /// read one subject's facts.
+    fn text(out: &Self::Output, _: &Clock) -> Rendered {
+        let list = &out.subjects;
+        let place = out
+            .project
+            .as_deref()
+            .map(|p| format!(" in {p}"))
+            .unwrap_or_default();
+        if list.subjects.is_empty() {
+            return Rendered::plain(format!(
+                "No facts{place} yet: `aletheia compress` learns them from finished sessions."
+            ));
+        }
+        let mut lines: Vec<String> = list
+            .subjects
+            .iter()
+            .map(|s| {
+                let noun = if s.facts == 1 { "fact" } else { "facts" };
+                format!("- {}: {} {noun}", s.subject.replace('\n', " "), s.facts)
+            })
+            .collect();
+        let shown = i64::try_from(list.subjects.len()).unwrap_or(i64::MAX);
+        if list.total > shown {
+            lines.push(format!(
+                "{shown} of {} subjects{place}, most facts first: --limit (up to 100) shows more.",
+                list.total
+            ));
+        }
+        lines.push(
+            "`aletheia facts WORDS` shows the facts of every subject holding those words.".into(),
+        );
+        Rendered::recalled(lines.join("\n"))
+    }
+}
+
 impl Text for ops::review::ReviewList {
     /// Each proposal (what, from whom, when, why it waits), then each review's two facts, then
     /// how to settle one.
@@ -670,6 +707,40 @@ impl Text for ops::rules::AddRule {
             format!("That rule is already saved ({}).", r.id)
         })
     }
+}
+
+/// What `aletheia rules add` prints: MCP's sentence names the dashboard, which is where a client's
+/// owner syncs; the terminal names the scope the rule got, how to give the other one, and the
+/// command that writes rules into the tools' files. `project` is the working directory's.
+pub fn rule_added(
+    r: &ops::rules::RuleSaved,
+    tier: ops::rules::ScopeTier,
+    name: &str,
+    project: &str,
+) -> String {
+    use ops::rules::ScopeTier;
+    if !r.new {
+        return format!("That rule is already saved ({}).", r.id);
+    }
+    let name = name.trim();
+    let to_this_project = format!(
+        "to keep a rule to this project, add it with --scope-tier project --scope-name {project}"
+    );
+    let reach = match tier {
+        ScopeTier::Everywhere => {
+            format!("[everywhere]: sessions in every project start with it; {to_this_project}")
+        }
+        ScopeTier::Project => format!(
+            "[project: {name}]: only that project's sessions start with it; for every project, add it without --scope-tier"
+        ),
+        ScopeTier::Situation => format!(
+            "[situation: {name}]: it applies in every project where that situation arises; {to_this_project}"
+        ),
+    };
+    format!(
+        "Rule saved ({}) {reach}. `aletheia rules sync` writes the rules into this project's tool rule files.",
+        r.id
+    )
 }
 
 impl Text for ops::rules::ConfirmRule {

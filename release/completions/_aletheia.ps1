@@ -35,7 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('connect', 'connect', [CompletionResultType]::ParameterValue, 'Show what `install` would write for a host (hooks and MCP entry); writes nothing')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Register the hooks and the MCP server with a host (with --write)')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove what `install` added to a host''s configuration')
-            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'Standing rules: list, add, confirm')
+            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'Standing rules: list, add, confirm, sync (into each tool''s rule file)')
             [CompletionResult]::new('compress', 'compress', [CompletionResultType]::ParameterValue, 'Turn finished sessions into facts and summaries now (or keep a worker running)')
             [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'What waits for you: clients'' proposals and facts that disagree. list, accept, reject')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'How far each connected client''s writes are trusted: read, propose or write')
@@ -51,7 +51,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('feedback', 'feedback', [CompletionResultType]::ParameterValue, 'Say what a memory is worth: --favourite, --unfavourite, --positive or --negative')
             [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'The memories whose files changed or went away since they were written, in this folder')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check the signed history: every chain and signature, and that nothing was changed behind aletheia''s back')
-            [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
+            [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'The facts about a subject and how they changed (subjects matched by words), or every subject with its count')
             [CompletionResult]::new('dismiss', 'dismiss', [CompletionResultType]::ParameterValue, 'Hide a memory (or fact) from search and context without deleting it')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Undo dismiss')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print the session-start context block')
@@ -293,7 +293,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the enabled rules')
-            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a standing rule')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a standing rule: for every project unless --scope-tier says otherwise')
             [CompletionResult]::new('confirm', 'confirm', [CompletionResultType]::ParameterValue, 'Record that a rule was re-checked')
             [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Write the enabled rules into each connected tool''s rule file at the project root')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -307,8 +307,8 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
         }
         'aletheia;rules;add' {
             [CompletionResult]::new('--when', '--when', [CompletionResultType]::ParameterName, 'The situation; default: always')
-            [CompletionResult]::new('--scope-tier', '--scope-tier', [CompletionResultType]::ParameterName, 'everywhere, project or situation')
-            [CompletionResult]::new('--scope-name', '--scope-name', [CompletionResultType]::ParameterName, 'The project or situation name')
+            [CompletionResult]::new('--scope-tier', '--scope-tier', [CompletionResultType]::ParameterName, 'everywhere (the default, even inside a project), project or situation')
+            [CompletionResult]::new('--scope-name', '--scope-name', [CompletionResultType]::ParameterName, 'The project or situation name (required with project or situation)')
             [CompletionResult]::new('--evidence-memory', '--evidence-memory', [CompletionResultType]::ParameterName, 'A memory id the rule rests on (repeatable)')
             [CompletionResult]::new('--evidence-fact', '--evidence-fact', [CompletionResultType]::ParameterName, 'A fact id the rule rests on (repeatable)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
@@ -332,7 +332,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
         }
         'aletheia;rules;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the enabled rules')
-            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a standing rule')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a standing rule: for every project unless --scope-tier says otherwise')
             [CompletionResult]::new('confirm', 'confirm', [CompletionResultType]::ParameterValue, 'Record that a rule was re-checked')
             [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Write the enabled rules into each connected tool''s rule file at the project root')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -432,7 +432,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a list''s items as JSON')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a list''s items as JSON; a list never written exits 1')
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Replace a list''s items with the JSON array on stdin')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -452,7 +452,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;list;help' {
-            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a list''s items as JSON')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a list''s items as JSON; a list never written exits 1')
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Replace a list''s items with the JSON array on stdin')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -492,14 +492,14 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
         'aletheia;search' {
             [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'An exact file path instead of words')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project (default: every project)')
-            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'type')
-            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'kind')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only memories of this type: decision, gotcha, bugfix, feature, refactor, change, discovery or note')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only memories of this kind: prompt, event, observation, summary or note')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'A date, date-time, relative time (yesterday, 3 days ago, 2w) or epoch milliseconds')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Like --since; a bare date includes that day')
             [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Answer as memory stood then (a date, date-time, relative time or epoch milliseconds): memories said or done later, later edits and later replacements are left out. Matching is on today''s words')
             [CompletionResult]::new('--older-than-days', '--older-than-days', [CompletionResultType]::ParameterName, 'Only results older than this many days')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, '1 to 100 (default 20)')
-            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'offset')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Hits to skip, for the next page: with --limit 20, --offset 20 shows hits 21 to 40 (default 0)')
             [CompletionResult]::new('--order', '--order', [CompletionResultType]::ParameterName, 'relevance, date_desc or date_asc')
             [CompletionResult]::new('--file-suffix', '--file-suffix', [CompletionResultType]::ParameterName, 'With --file: match paths that end with the text')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Pass the query to SQLite FTS5 as written')
@@ -510,8 +510,8 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;timeline' {
-            [CompletionResult]::new('--anchor', '--anchor', [CompletionResultType]::ParameterName, 'A memory id from search; takes priority over --query')
-            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'Words whose top hit is the anchor')
+            [CompletionResult]::new('--anchor', '--anchor', [CompletionResultType]::ParameterName, 'A memory id from search; takes priority over --query. An unknown or dismissed one (or one outside --project) exits 1')
+            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'Words whose top hit is the anchor; when nothing matches, that is said and it exits 0')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Limit the anchor lookup and the neighbours to one project')
             [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Rows before the anchor, 0 to 50 (default 5)')
             [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Rows after the anchor, 0 to 50 (default 5)')
@@ -573,7 +573,8 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only this project (default: every project)')
             [CompletionResult]::new('--predicate', '--predicate', [CompletionResultType]::ParameterName, 'Only facts with this predicate')
             [CompletionResult]::new('--as-of', '--as-of', [CompletionResultType]::ParameterName, 'Facts valid at this time (a date, date-time, relative time or epoch milliseconds)')
-            [CompletionResult]::new('--include-superseded', '--include-superseded', [CompletionResultType]::ParameterName, 'Also list replaced facts')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'With no subject: how many subjects to list, 1 to 100 (default 20)')
+            [CompletionResult]::new('--include-superseded', '--include-superseded', [CompletionResultType]::ParameterName, 'Also list replaced facts (with no subject: count them too)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON (times in UTC epoch milliseconds) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -705,7 +706,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('connect', 'connect', [CompletionResultType]::ParameterValue, 'Show what `install` would write for a host (hooks and MCP entry); writes nothing')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Register the hooks and the MCP server with a host (with --write)')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove what `install` added to a host''s configuration')
-            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'Standing rules: list, add, confirm')
+            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'Standing rules: list, add, confirm, sync (into each tool''s rule file)')
             [CompletionResult]::new('compress', 'compress', [CompletionResultType]::ParameterValue, 'Turn finished sessions into facts and summaries now (or keep a worker running)')
             [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'What waits for you: clients'' proposals and facts that disagree. list, accept, reject')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'How far each connected client''s writes are trusted: read, propose or write')
@@ -721,7 +722,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             [CompletionResult]::new('feedback', 'feedback', [CompletionResultType]::ParameterValue, 'Say what a memory is worth: --favourite, --unfavourite, --positive or --negative')
             [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'The memories whose files changed or went away since they were written, in this folder')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check the signed history: every chain and signature, and that nothing was changed behind aletheia''s back')
-            [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'Show how the facts about one subject changed')
+            [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'The facts about a subject and how they changed (subjects matched by words), or every subject with its count')
             [CompletionResult]::new('dismiss', 'dismiss', [CompletionResultType]::ParameterValue, 'Hide a memory (or fact) from search and context without deleting it')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Undo dismiss')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print the session-start context block')
@@ -804,7 +805,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
         }
         'aletheia;help;rules' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the enabled rules')
-            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a standing rule')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a standing rule: for every project unless --scope-tier says otherwise')
             [CompletionResult]::new('confirm', 'confirm', [CompletionResultType]::ParameterValue, 'Record that a rule was re-checked')
             [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Write the enabled rules into each connected tool''s rule file at the project root')
             break
@@ -843,7 +844,7 @@ Register-ArgumentCompleter -Native -CommandName 'aletheia' -ScriptBlock {
             break
         }
         'aletheia;help;list' {
-            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a list''s items as JSON')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a list''s items as JSON; a list never written exits 1')
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Replace a list''s items with the JSON array on stdin')
             break
         }

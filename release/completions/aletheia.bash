@@ -720,7 +720,7 @@ _aletheia() {
             return 0
             ;;
         aletheia__subcmd__facts)
-            opts="-h --project --predicate --as-of --include-superseded --json --help"
+            opts="-h --project --predicate --as-of --include-superseded --limit --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -735,6 +735,10 @@ _aletheia() {
                     return 0
                     ;;
                 --as-of)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

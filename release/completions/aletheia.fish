@@ -36,7 +36,7 @@ complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "mcp-link" -d 'The
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "connect" -d 'Show what `install` would write for a host (hooks and MCP entry); writes nothing'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "install" -d 'Register the hooks and the MCP server with a host (with --write)'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "uninstall" -d 'Remove what `install` added to a host\'s configuration'
-complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "rules" -d 'Standing rules: list, add, confirm'
+complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "rules" -d 'Standing rules: list, add, confirm, sync (into each tool\'s rule file)'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "compress" -d 'Turn finished sessions into facts and summaries now (or keep a worker running)'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "review" -d 'What waits for you: clients\' proposals and facts that disagree. list, accept, reject'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "trust" -d 'How far each connected client\'s writes are trusted: read, propose or write'
@@ -52,7 +52,7 @@ complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "edit" -d 'Replace
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "feedback" -d 'Say what a memory is worth: --favourite, --unfavourite, --positive or --negative'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "drift" -d 'The memories whose files changed or went away since they were written, in this folder'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "verify" -d 'Check the signed history: every chain and signature, and that nothing was changed behind aletheia\'s back'
-complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "facts" -d 'Show how the facts about one subject changed'
+complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "facts" -d 'The facts about a subject and how they changed (subjects matched by words), or every subject with its count'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "dismiss" -d 'Hide a memory (or fact) from search and context without deleting it'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "restore" -d 'Undo dismiss'
 complete -c aletheia -n "__fish_aletheia_needs_command" -f -a "context" -d 'Print the session-start context block'
@@ -173,15 +173,15 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand uninstall" -s h -l hel
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and not __fish_seen_subcommand_from list add confirm sync help" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and not __fish_seen_subcommand_from list add confirm sync help" -s h -l help -d 'Print help'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and not __fish_seen_subcommand_from list add confirm sync help" -f -a "list" -d 'List the enabled rules'
-complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and not __fish_seen_subcommand_from list add confirm sync help" -f -a "add" -d 'Add a standing rule'
+complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and not __fish_seen_subcommand_from list add confirm sync help" -f -a "add" -d 'Add a standing rule: for every project unless --scope-tier says otherwise'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and not __fish_seen_subcommand_from list add confirm sync help" -f -a "confirm" -d 'Record that a rule was re-checked'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and not __fish_seen_subcommand_from list add confirm sync help" -f -a "sync" -d 'Write the enabled rules into each connected tool\'s rule file at the project root'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and not __fish_seen_subcommand_from list add confirm sync help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from list" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from add" -l when -d 'The situation; default: always' -r
-complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from add" -l scope-tier -d 'everywhere, project or situation' -r
-complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from add" -l scope-name -d 'The project or situation name' -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from add" -l scope-tier -d 'everywhere (the default, even inside a project), project or situation' -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from add" -l scope-name -d 'The project or situation name (required with project or situation)' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from add" -l evidence-memory -d 'A memory id the rule rests on (repeatable)' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from add" -l evidence-fact -d 'A fact id the rule rests on (repeatable)' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from add" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
@@ -193,7 +193,7 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from sync" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from sync" -s h -l help -d 'Print help'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the enabled rules'
-complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "add" -d 'Add a standing rule'
+complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "add" -d 'Add a standing rule: for every project unless --scope-tier says otherwise'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "confirm" -d 'Record that a rule was re-checked'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "sync" -d 'Write the enabled rules into each connected tool\'s rule file at the project root'
 complete -c aletheia -n "__fish_aletheia_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -235,7 +235,7 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand trust" -l json -d 'Pri
 complete -c aletheia -n "__fish_aletheia_using_subcommand trust" -s h -l help -d 'Print help'
 complete -c aletheia -n "__fish_aletheia_using_subcommand list; and not __fish_seen_subcommand_from read write help" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand list; and not __fish_seen_subcommand_from read write help" -s h -l help -d 'Print help'
-complete -c aletheia -n "__fish_aletheia_using_subcommand list; and not __fish_seen_subcommand_from read write help" -f -a "read" -d 'Print a list\'s items as JSON'
+complete -c aletheia -n "__fish_aletheia_using_subcommand list; and not __fish_seen_subcommand_from read write help" -f -a "read" -d 'Print a list\'s items as JSON; a list never written exits 1'
 complete -c aletheia -n "__fish_aletheia_using_subcommand list; and not __fish_seen_subcommand_from read write help" -f -a "write" -d 'Replace a list\'s items with the JSON array on stdin'
 complete -c aletheia -n "__fish_aletheia_using_subcommand list; and not __fish_seen_subcommand_from read write help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand list; and __fish_seen_subcommand_from read" -l project -d 'Project key; default: the working directory\'s project' -r
@@ -244,7 +244,7 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand list; and __fish_seen_
 complete -c aletheia -n "__fish_aletheia_using_subcommand list; and __fish_seen_subcommand_from write" -l project -d 'Project key; default: the working directory\'s project' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand list; and __fish_seen_subcommand_from write" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand list; and __fish_seen_subcommand_from write" -s h -l help -d 'Print help'
-complete -c aletheia -n "__fish_aletheia_using_subcommand list; and __fish_seen_subcommand_from help" -f -a "read" -d 'Print a list\'s items as JSON'
+complete -c aletheia -n "__fish_aletheia_using_subcommand list; and __fish_seen_subcommand_from help" -f -a "read" -d 'Print a list\'s items as JSON; a list never written exits 1'
 complete -c aletheia -n "__fish_aletheia_using_subcommand list; and __fish_seen_subcommand_from help" -f -a "write" -d 'Replace a list\'s items with the JSON array on stdin'
 complete -c aletheia -n "__fish_aletheia_using_subcommand list; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand save" -l title -d 'Title; default: the first 100 characters of the text' -r
@@ -264,22 +264,22 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand capture" -l json -d 'P
 complete -c aletheia -n "__fish_aletheia_using_subcommand capture" -s h -l help -d 'Print help'
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l file -d 'An exact file path instead of words' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l project -d 'Only this project (default: every project)' -r
-complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l type -r
-complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l kind -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l type -d 'Only memories of this type: decision, gotcha, bugfix, feature, refactor, change, discovery or note' -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l kind -d 'Only memories of this kind: prompt, event, observation, summary or note' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l since -d 'A date, date-time, relative time (yesterday, 3 days ago, 2w) or epoch milliseconds' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l until -d 'Like --since; a bare date includes that day' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l as-of -d 'Answer as memory stood then (a date, date-time, relative time or epoch milliseconds): memories said or done later, later edits and later replacements are left out. Matching is on today\'s words' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l older-than-days -d 'Only results older than this many days' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l limit -d '1 to 100 (default 20)' -r
-complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l offset -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l offset -d 'Hits to skip, for the next page: with --limit 20, --offset 20 shows hits 21 to 40 (default 0)' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l order -d 'relevance, date_desc or date_asc' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l file-suffix -d 'With --file: match paths that end with the text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l raw -d 'Pass the query to SQLite FTS5 as written'
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l semantic -d 'Also search by meaning with the local embedding model, fused with the words. Off by default on the command line: loading the model costs more than a keyword search'
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand search" -s h -l help -d 'Print help'
-complete -c aletheia -n "__fish_aletheia_using_subcommand timeline" -l anchor -d 'A memory id from search; takes priority over --query' -r
-complete -c aletheia -n "__fish_aletheia_using_subcommand timeline" -l query -d 'Words whose top hit is the anchor' -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand timeline" -l anchor -d 'A memory id from search; takes priority over --query. An unknown or dismissed one (or one outside --project) exits 1' -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand timeline" -l query -d 'Words whose top hit is the anchor; when nothing matches, that is said and it exits 0' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand timeline" -l project -d 'Limit the anchor lookup and the neighbours to one project' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand timeline" -l before -d 'Rows before the anchor, 0 to 50 (default 5)' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand timeline" -l after -d 'Rows after the anchor, 0 to 50 (default 5)' -r
@@ -309,7 +309,8 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand verify" -s h -l help -
 complete -c aletheia -n "__fish_aletheia_using_subcommand facts" -l project -d 'Only this project (default: every project)' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand facts" -l predicate -d 'Only facts with this predicate' -r
 complete -c aletheia -n "__fish_aletheia_using_subcommand facts" -l as-of -d 'Facts valid at this time (a date, date-time, relative time or epoch milliseconds)' -r
-complete -c aletheia -n "__fish_aletheia_using_subcommand facts" -l include-superseded -d 'Also list replaced facts'
+complete -c aletheia -n "__fish_aletheia_using_subcommand facts" -l limit -d 'With no subject: how many subjects to list, 1 to 100 (default 20)' -r
+complete -c aletheia -n "__fish_aletheia_using_subcommand facts" -l include-superseded -d 'Also list replaced facts (with no subject: count them too)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand facts" -l json -d 'Print the result as JSON (times in UTC epoch milliseconds) instead of text'
 complete -c aletheia -n "__fish_aletheia_using_subcommand facts" -s h -l help -d 'Print help'
 complete -c aletheia -n "__fish_aletheia_using_subcommand dismiss" -l type -d 'memory, observation, fact or episode' -r
@@ -368,7 +369,7 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_s
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "connect" -d 'Show what `install` would write for a host (hooks and MCP entry); writes nothing'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "install" -d 'Register the hooks and the MCP server with a host (with --write)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "uninstall" -d 'Remove what `install` added to a host\'s configuration'
-complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "rules" -d 'Standing rules: list, add, confirm'
+complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "rules" -d 'Standing rules: list, add, confirm, sync (into each tool\'s rule file)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "compress" -d 'Turn finished sessions into facts and summaries now (or keep a worker running)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "review" -d 'What waits for you: clients\' proposals and facts that disagree. list, accept, reject'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "trust" -d 'How far each connected client\'s writes are trusted: read, propose or write'
@@ -384,7 +385,7 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_s
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "feedback" -d 'Say what a memory is worth: --favourite, --unfavourite, --positive or --negative'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "drift" -d 'The memories whose files changed or went away since they were written, in this folder'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "verify" -d 'Check the signed history: every chain and signature, and that nothing was changed behind aletheia\'s back'
-complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "facts" -d 'Show how the facts about one subject changed'
+complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "facts" -d 'The facts about a subject and how they changed (subjects matched by words), or every subject with its count'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "dismiss" -d 'Hide a memory (or fact) from search and context without deleting it'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "restore" -d 'Undo dismiss'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and not __fish_seen_subcommand_from hook mcp server hub sync mcp-link connect install uninstall rules compress review trust list save capture search timeline observations why inspect edit feedback drift verify facts dismiss restore context import backfill export scrub doctor drain redact model index completions man help" -f -a "context" -d 'Print the session-start context block'
@@ -410,12 +411,12 @@ complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from mcp-link" -f -a "list" -d 'List the tokens (never their secrets)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from mcp-link" -f -a "revoke" -d 'Revoke a token: every request with it is refused from now on'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "list" -d 'List the enabled rules'
-complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "add" -d 'Add a standing rule'
+complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "add" -d 'Add a standing rule: for every project unless --scope-tier says otherwise'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "confirm" -d 'Record that a rule was re-checked'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "sync" -d 'Write the enabled rules into each connected tool\'s rule file at the project root'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from review" -f -a "list" -d 'List what waits: clients\' proposals, then facts that disagree'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from review" -f -a "accept" -d 'Accept a proposal (pID: it is written as the client asked) or keep a fact under review (FACT_ID: the fact it disagreed with is closed and kept as history)'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from review" -f -a "reject" -d 'Reject a proposal (pID: nothing it asked for is written) or a fact under review (FACT_ID: the fact it disagreed with stays current)'
-complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from list" -f -a "read" -d 'Print a list\'s items as JSON'
+complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from list" -f -a "read" -d 'Print a list\'s items as JSON; a list never written exits 1'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from list" -f -a "write" -d 'Replace a list\'s items with the JSON array on stdin'
 complete -c aletheia -n "__fish_aletheia_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "fetch" -d 'Download the sentence model ALETHEIA_MODEL names (all-MiniLM-L6-v2 unless set) and the re-ranker ALETHEIA_RERANKER names (ms-marco-MiniLM-L-12-v2 unless off), about 90 to 130 MB each, from their public home'

@@ -1,6 +1,9 @@
 //! `aletheia connect <host>`: the dry run of `install`. It prints, file by file, the hook
 //! entries and the MCP entry that `aletheia install <host> --write` would add (or finds already
-//! there), and the host's own command for the MCP entry where it has one. It writes nothing.
+//! there), then the ways to connect: that install, and the host's own command for the MCP entry
+//! where it has one, each with when it is the one to use. Install comes first, as the one that
+//! writes the hooks too: the host's command writes the same MCP entry alone, and shown first it
+//! read as the way to connect. It writes nothing.
 
 use super::install::{dry_run, scope};
 use crate::install;

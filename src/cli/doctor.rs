@@ -85,15 +85,15 @@ macro_rules! say {
     }};
 }
 
-/// The report as text, one line per subject, then the notes and the problems.
+/// The report as text: what to do next on a machine where nothing is connected yet, then one
+/// line per subject, then the notes and the problems (or that there are none).
 fn text(r: &Report) -> String {
     let mut out = String::new();
-    say!(
-        out,
-        "store:    {} ({:.1} MB)",
-        r.store.path.display(),
-        r.store.size_bytes as f64 / 1e6
-    );
+    let unconnected = no_host_connected(r);
+    if unconnected {
+        say!(out, "next:     {}", connect_a_tool(r));
+    }
+    say!(out, "store:    {}", store_line(r));
     if let Some(v) = r.store.schema_version {
         say!(out, "schema:   v{v}");
     }
@@ -218,12 +218,50 @@ fn text(r: &Report) -> String {
         say!(out, "note:     {n}");
     }
     if r.problems.is_empty() {
-        say!(out, "All good.");
+        // "All good." would read as if aletheia were at work: with no host, nothing is captured.
+        say!(
+            out,
+            "{}",
+            if unconnected {
+                "Nothing is broken, but nothing is captured until a tool is connected (see the first line)."
+            } else {
+                "All good."
+            }
+        );
     }
     for p in &r.problems {
         say!(out, "problem:  {}\n  fix:    {}", p.what, p.fix);
     }
     out
+}
+
+/// The store's file and its size; a file not there yet has no size to show (0.0 MB would say
+/// it is there, empty).
+fn store_line(r: &Report) -> String {
+    let path = r.store.path.display();
+    if r.store.exists {
+        format!("{path} ({:.1} MB)", r.store.size_bytes as f64 / 1e6)
+    } else {
+        format!("{path} (not created yet: the first hook event or `aletheia save` creates it)")
+    }
+}
+
+/// Whether no host has hooks or an MCP entry, as on a fresh machine (and the host check ran).
+fn no_host_connected(r: &Report) -> bool {
+    !r.hosts.is_empty() && r.hosts.iter().all(|h| !h.connected)
+}
+
+/// The first thing to do on a machine with no host connected, naming the hosts there are.
+fn connect_a_tool(r: &Report) -> String {
+    let names: Vec<&str> = r.hosts.iter().map(|h| h.host.as_str()).collect();
+    let tools = match names.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    format!(
+        "connect a tool: `aletheia install <tool> --write`, <tool> being {tools} (`aletheia connect <tool>` shows what it writes first)"
+    )
 }
 
 /// One line per connected host (its last event), one per scope it is installed in, and one
@@ -292,10 +330,10 @@ fn hosts(r: &Report, out: &mut String) {
         .filter(|h| !h.connected)
         .map(|h| h.host.as_str())
         .collect();
-    if idle.len() == r.hosts.len() && !r.hosts.is_empty() {
+    if no_host_connected(r) {
         say!(
             out,
-            "host:     no host is connected: run `aletheia install <host> --write` (see `aletheia connect <host>`)"
+            "host:     no host is connected (the first line says how to connect one)"
         );
     } else if !idle.is_empty() {
         say!(out, "host:     not connected: {}", idle.join(", "));

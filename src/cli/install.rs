@@ -38,19 +38,19 @@ pub fn install(args: InstallArgs, json: bool) -> anyhow::Result<()> {
     if !args.write {
         return dry_run(&plan, json, true);
     }
-    let written = install::apply(&plan)?;
+    let written = install::apply(&plan, &setting.created)?;
     report(&plan, &written, json)
 }
 
 pub fn uninstall(args: UninstallArgs, json: bool) -> anyhow::Result<()> {
     let setting = install::Setting::from_env()?;
     let plan = install::plan(&args.host, scope(args.project), &setting, true)?;
-    let written = install::apply(&plan)?;
+    let written = install::apply(&plan, &setting.created)?;
     report(&plan, &written, json)
 }
 
-/// Print what `plan` would change, and the host's own command; `install_hint` adds the line
-/// that says how to write it.
+/// Print what `plan` would change, and the ways to connect; `install_hint` adds the line that
+/// says how to write it.
 pub fn dry_run(plan: &Plan, json: bool, install_hint: bool) -> anyhow::Result<()> {
     if json {
         return Ok(print::json(
@@ -58,12 +58,6 @@ pub fn dry_run(plan: &Plan, json: bool, install_hint: bool) -> anyhow::Result<()
         )?);
     }
     let mut out = String::new();
-    if let Some(cmd) = &plan.host_command {
-        let _ = write!(
-            out,
-            "Run this:\n  {cmd}\n(it registers the MCP server only; the hooks need the files below)\n\n"
-        );
-    }
     let changing = plan.files.iter().filter(|f| f.changed()).count();
     let _ = write!(out, "{}: ", heading(plan));
     if changing == 0 {
@@ -84,6 +78,9 @@ pub fn dry_run(plan: &Plan, json: bool, install_hint: bool) -> anyhow::Result<()
     for file in &plan.files {
         out.push('\n');
         file_section(&mut out, file);
+    }
+    if changing > 0 {
+        ways_to_connect(&mut out, plan);
     }
     notes(&mut out, plan);
     if install_hint && changing > 0 {
@@ -124,23 +121,68 @@ fn report(plan: &Plan, written: &[Written], json: bool) -> anyhow::Result<()> {
         }
     );
     for w in written {
-        let file = plan.files.iter().find(|f| f.path == w.path);
-        let verb = if w.deleted { "removed" } else { "wrote" };
-        let _ = write!(out, "  {verb} {}", w.path.display());
-        if let Some(f) = file {
-            let _ = write!(out, " ({})", summary(f));
-        }
-        if let Some(b) = &w.backup {
-            let _ = write!(
-                out,
-                "; the version before aletheia first changed it is in {}",
-                b.display()
-            );
-        }
-        out.push('\n');
+        written_line(&mut out, plan, w);
     }
     notes(&mut out, plan);
     Ok(print::line(out.trim_end())?)
+}
+
+/// One file written: what happened to it, and where the user's own version is kept.
+fn written_line(out: &mut String, plan: &Plan, w: &Written) {
+    let path = w.path.display();
+    let file = plan.files.iter().find(|f| f.path == w.path);
+    let summary = file.map(summary).unwrap_or_default();
+    let _ = match (w.deleted, w.created_by_aletheia) {
+        (true, true) => write!(out, "  removed {path}, which aletheia created"),
+        (true, false) => write!(out, "  removed {path} ({summary})"),
+        (false, _) if file.is_some_and(|f| !f.exists) => {
+            write!(out, "  created {path} ({summary})")
+        }
+        // Uninstall took our entries out, and the host or the user put something else in.
+        (false, true) if plan.uninstall => write!(
+            out,
+            "  wrote {path} ({summary}); aletheia created it, and kept it for what was added to it since"
+        ),
+        (false, _) => write!(out, "  wrote {path} ({summary})"),
+    };
+    if let Some(b) = &w.backup {
+        let _ = write!(
+            out,
+            "; the version before aletheia first changed it is in {}",
+            b.display()
+        );
+    }
+    out.push('\n');
+}
+
+/// The two ways to connect, when the host has a command of its own for the MCP server: what
+/// each writes, and when it is the one to use. Install is given first, as it is the one that
+/// also writes the hooks that record sessions.
+fn ways_to_connect(out: &mut String, plan: &Plan) {
+    let name = install::display_name(&plan.host);
+    let install = format!(
+        "aletheia install {}{} --write",
+        plan.host,
+        if plan.scope == Scope::Project {
+            " --project"
+        } else {
+            ""
+        }
+    );
+    let Some(cmd) = &plan.host_command else {
+        let _ = write!(out, "\nTo connect {name}, run:\n  {install}\n");
+        return;
+    };
+    let help = cmd.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+    let _ = write!(
+        out,
+        "\nTo connect {name}, run one of:\n  \
+         {install}\n    \
+         writes everything above: the hooks, which record your sessions, and the MCP server.\n  \
+         {cmd}\n    \
+         {name}'s own command: the MCP server alone, no hooks. Use it when that is all you\n    \
+         want, or for options of {name}'s own that install does not offer (see `{help} --help`).\n"
+    );
 }
 
 fn heading(plan: &Plan) -> String {

@@ -1,6 +1,7 @@
 //! `aletheia list read|write NAME`: named work-state lists (`work_state_read`,
 //! `work_state_write`).
 
+use super::exit::Found;
 use crate::ops::lists::{WorkStateRead, WorkStateWrite};
 use clap::{Args, Subcommand};
 use serde_json::Value;
@@ -16,7 +17,7 @@ pub struct ListTarget {
 
 #[derive(Debug, Subcommand)]
 pub enum ListCommand {
-    /// Print a list's items as JSON.
+    /// Print a list's items as JSON; a list never written exits 1.
     Read(ListTarget),
     /// Replace a list's items with the JSON array on stdin.
     Write(ListTarget),
@@ -25,13 +26,21 @@ pub enum ListCommand {
 pub fn run(cmd: ListCommand, json: bool) -> anyhow::Result<()> {
     let caller = super::caller(None);
     match cmd {
-        ListCommand::Read(t) => super::run(
+        // By the exit rule, a list named must be there: MCP's tool answers that it is not.
+        ListCommand::Read(t) => super::run_naming(
             WorkStateRead {
                 list: t.list,
                 project: t.project,
             },
             caller,
             json,
+            |state| match state.items {
+                Some(_) => Found::All,
+                None => Found::Nothing(format!(
+                    "No list named \"{}\" in {}.",
+                    state.list, state.project
+                )),
+            },
         ),
         ListCommand::Write(t) => {
             let mut raw = String::new();

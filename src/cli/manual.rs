@@ -43,7 +43,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "ALETHEIA_MODEL",
-        "The sentence model: all-MiniLM-L6-v2 (the default), e5-small-v2 or bge-small-en-v1.5.",
+        "The sentence model: e5-small-v2 (the default), all-MiniLM-L6-v2 or bge-small-en-v1.5.",
     ),
     (
         "ALETHEIA_RERANKER",

@@ -11,6 +11,7 @@ pub mod context;
 pub mod doctor;
 pub mod drain;
 pub mod drift;
+pub mod exit;
 pub mod export;
 pub mod facts;
 pub mod hub;
@@ -179,4 +180,24 @@ pub fn run<O: Operation + Text>(request: O, caller: Caller, json: bool) -> anyho
     let mut edge = Edge::open(caller)?;
     let out = edge.call(request)?;
     Ok(print::result(&out, edge.clock(), json, O::text)?)
+}
+
+/// [`run`] for a command that names what it shows through an operation that skips what is
+/// missing (as its MCP tool is documented to): `found` says what was there, and the exit rule
+/// ([`exit`]) turns the rest into exit 1, after printing whatever was found.
+pub fn run_naming<O: Operation + Text>(
+    request: O,
+    caller: Caller,
+    json: bool,
+    found: impl FnOnce(&O::Output) -> exit::Found,
+) -> anyhow::Result<()> {
+    let mut edge = Edge::open(caller)?;
+    let out = edge.call(request)?;
+    let partly = match found(&out) {
+        exit::Found::All => None,
+        exit::Found::Partly(message) => Some(message),
+        exit::Found::Nothing(message) => return Err(exit::missing(message)),
+    };
+    print::result(&out, edge.clock(), json, O::text)?;
+    partly.map_or(Ok(()), |message| Err(exit::missing(message)))
 }

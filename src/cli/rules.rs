@@ -8,17 +8,17 @@ use clap::Subcommand;
 pub enum RulesCommand {
     /// List the enabled rules.
     List,
-    /// Add a standing rule.
+    /// Add a standing rule: for every project unless --scope-tier says otherwise.
     Add {
         /// The rule, at most 800 characters.
         then: String,
         /// The situation; default: always.
         #[arg(long)]
         when: Option<String>,
-        /// everywhere, project or situation.
+        /// everywhere (the default, even inside a project), project or situation.
         #[arg(long = "scope-tier")]
         scope_tier: Option<ScopeTier>,
-        /// The project or situation name.
+        /// The project or situation name (required with project or situation).
         #[arg(long = "scope-name")]
         scope_name: Option<String>,
         /// A memory id the rule rests on (repeatable).
@@ -52,7 +52,7 @@ pub fn run(cmd: RulesCommand, json: bool) -> anyhow::Result<()> {
             scope_name,
             evidence_memory_ids,
             evidence_fact_ids,
-        } => super::run(
+        } => add(
             AddRule {
                 then,
                 when,
@@ -61,7 +61,6 @@ pub fn run(cmd: RulesCommand, json: bool) -> anyhow::Result<()> {
                 evidence_memory_ids,
                 evidence_fact_ids,
             },
-            caller,
             json,
         ),
         RulesCommand::Confirm { id } => super::run(ConfirmRule { id }, caller, json),
@@ -77,4 +76,18 @@ pub fn run(cmd: RulesCommand, json: bool) -> anyhow::Result<()> {
             json,
         ),
     }
+}
+
+/// Add a rule and say, beyond MCP's sentence, which scope it got and how to sync it
+/// ([`crate::text::rule_added`]).
+fn add(request: AddRule, json: bool) -> anyhow::Result<()> {
+    let tier = request.scope_tier.unwrap_or(ScopeTier::Everywhere);
+    let name = request.scope_name.clone().unwrap_or_default();
+    let mut edge = super::Edge::open(super::caller(None))?;
+    let saved = edge.call(request)?;
+    if json {
+        return Ok(super::print::json(&saved)?);
+    }
+    let text = crate::text::rule_added(&saved, tier, &name, &super::default_project());
+    Ok(super::print::line(&text)?)
 }

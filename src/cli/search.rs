@@ -3,6 +3,7 @@
 
 use super::print;
 use crate::model::{Kind, MemoryType};
+use crate::ops::OpError;
 use crate::ops::recall::{Search, When};
 use crate::recall::search::Order;
 use crate::text::Text;
@@ -10,7 +11,7 @@ use clap::Args;
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// Words to search for.
+    /// Words to search for (or --file instead).
     pub query: Option<String>,
     /// An exact file path instead of words.
     #[arg(long)]
@@ -21,8 +22,11 @@ pub struct SearchArgs {
     /// Only this project (default: every project).
     #[arg(long)]
     pub project: Option<String>,
+    /// Only memories of this type: decision, gotcha, bugfix, feature, refactor, change,
+    /// discovery or note.
     #[arg(long = "type")]
     pub mtype: Option<MemoryType>,
+    /// Only memories of this kind: prompt, event, observation, summary or note.
     #[arg(long)]
     pub kind: Option<Kind>,
     /// A date, date-time, relative time (yesterday, 3 days ago, 2w) or epoch milliseconds.
@@ -42,6 +46,8 @@ pub struct SearchArgs {
     /// 1 to 100 (default 20).
     #[arg(long)]
     pub limit: Option<i64>,
+    /// Hits to skip, for the next page: with --limit 20, --offset 20 shows hits 21 to 40
+    /// (default 0).
     #[arg(long)]
     pub offset: Option<i64>,
     /// relevance, date_desc or date_asc.
@@ -56,7 +62,21 @@ pub struct SearchArgs {
     pub semantic: bool,
 }
 
+/// What a search with nothing to look for says on the command line, where the flag that can
+/// replace the words is `--file` (MCP's tool answers "query is required.", as documented).
+const NOTHING_TO_SEARCH: &str = "Nothing to search for: give words (aletheia search WORDS) or a file path (aletheia search --file PATH).";
+
+/// Whether the search names something to look for: words that are not all blank, or a file.
+fn has_target(args: &SearchArgs) -> bool {
+    [&args.query, &args.file]
+        .into_iter()
+        .any(|given| given.as_deref().is_some_and(|t| !t.trim().is_empty()))
+}
+
 pub fn run(args: SearchArgs, json: bool) -> anyhow::Result<()> {
+    if !has_target(&args) {
+        return Err(OpError::InvalidArgument(NOTHING_TO_SEARCH.into()).into());
+    }
     let request = Search {
         query: args.query,
         file: args.file,

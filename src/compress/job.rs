@@ -353,7 +353,9 @@ fn write(
             report.merged += 1;
         }
     }
-    // The session's summary row: its newest one still listed.
+    // The session's summary row: its newest one still listed. The message stays as its
+    // episode, and the session-start block tells the summary in its place only when the
+    // summary covers the message's line (see `recall::context`); else it adds the facts.
     if job.session_id.is_some()
         && !lines.is_empty()
         && let Some(row) = sources.iter().rev().find(|s| {
@@ -362,7 +364,7 @@ fn write(
                 && !merged_away.contains(&s.id)
         })
     {
-        let (title, text) = summary_text("Session summary:", &lines);
+        let (title, text) = summary_text(compression::SESSION_SUMMARY, &lines);
         let summary = Redacted::new(Summary { title, text }, redactor);
         report.session_summary = tx.replace_summary(row.id, &summary, now)?;
     }
@@ -392,14 +394,22 @@ fn write(
     Ok(report)
 }
 
-/// A summary's title (its lines joined, cut) and text (a heading, then one line per fact).
+/// A summary's title (the heading, then its facts `; ` apart, cut) and text (the heading, then
+/// one `- ` line per fact). A title is one line, so the facts are not list items there: a `- `
+/// after the heading reads as a stray bullet wherever the title is shown. A heading that names
+/// something (the project summary's) is set apart from the facts by a colon.
 fn summary_text(heading: &str, lines: &[String]) -> (String, String) {
     let text = std::iter::once(heading.to_owned())
         .chain(lines.iter().map(|l| format!("- {l}")))
         .collect::<Vec<_>>()
         .join("\n");
+    let lead = if heading.ends_with(':') {
+        heading.to_owned()
+    } else {
+        format!("{heading}:")
+    };
     let title = cut_chars(
-        &text.replace('\n', " "),
+        &format!("{lead} {}", lines.join("; ")).replace('\n', " "),
         crate::capture::adapter::HOOK_TITLE_CHARS,
     );
     (title, text)
@@ -411,23 +421,41 @@ mod tests {
 
     #[test]
     fn a_summary_lists_one_line_per_fact_and_its_title_is_cut() {
-        let (title, text) = summary_text(
-            "Session summary:",
-            &["shop service uses SQLite for storage".into()],
-        );
+        let facts = [
+            "shop service uses SQLite for storage".to_owned(),
+            "staging deploys need the VPN".to_owned(),
+        ];
+        let (title, text) = summary_text(compression::SESSION_SUMMARY, &facts);
         assert_eq!(
             title,
-            "Session summary: - shop service uses SQLite for storage"
+            "Session summary: shop service uses SQLite for storage; staging deploys need the VPN"
         );
         assert_eq!(
             text,
-            "Session summary:\n- shop service uses SQLite for storage"
+            "Session summary:\n- shop service uses SQLite for storage\n- staging deploys need the VPN"
+        );
+        let (title, _) = summary_text("Project summary: shop", &facts[..1]);
+        assert_eq!(
+            title,
+            "Project summary: shop: shop service uses SQLite for storage"
         );
         let many: Vec<String> = (0..20)
             .map(|i| format!("service {i} uses port {i}"))
             .collect();
-        let (title, _) = summary_text("Session summary:", &many);
+        let (title, _) = summary_text(compression::SESSION_SUMMARY, &many);
         assert!(title.ends_with('…') && title.chars().count() <= 101);
+    }
+
+    #[test]
+    fn no_summary_title_carries_a_list_marker() {
+        for heading in [compression::SESSION_SUMMARY, "Project summary: shop"] {
+            let (title, _) = summary_text(heading, &["staging deploys need the VPN".into()]);
+            let after = title.split_once(':').map_or("", |(_, rest)| rest);
+            assert!(
+                !title.contains(" - ") && !after.trim_start().starts_with(['-', '*', '•']),
+                "{title}"
+            );
+        }
     }
 
     #[test]

@@ -12,10 +12,12 @@
 //! the key `aletheia` when its command names an aletheia binary, and OpenCode's plugin is the
 //! file `aletheia.js`. Installing twice changes
 //! nothing; uninstall removes exactly those and then any container it leaves empty, so the
-//! file returns to what it was before install.
+//! file returns to what it was before install. A file install created (see [`created`]) has no
+//! backup, and uninstall removes it once nothing else is in it.
 
 pub mod atomic;
 pub mod command;
+pub mod created;
 mod hosts;
 mod jsonc;
 pub mod rules_sync;
@@ -52,6 +54,8 @@ pub struct Setting {
     pub exe: PathBuf,
     /// The program hook commands and plugins run: `aletheia-hook` beside `exe`, else `exe`.
     pub hook_exe: PathBuf,
+    /// The files and folders aletheia created, which get no backup.
+    pub created: created::Record,
 }
 
 impl Setting {
@@ -82,6 +86,7 @@ impl Setting {
             ),
             hook_exe: hook_exe_beside(&exe),
             exe,
+            created: created::Record::from_env(),
         })
     }
 }
@@ -345,7 +350,7 @@ pub(crate) fn plan_entries(
                 continue;
             }
         }
-        let (plan, file_notes) = plan_file_noted(host, file, uninstall)?;
+        let (plan, file_notes) = plan_file_noted(host, file, uninstall, &setting.created)?;
         notes.extend(file_notes);
         files.push(plan);
     }
@@ -370,7 +375,7 @@ fn still_using(host: &str, scope: Scope, setting: &Setting, path: &Path) -> Opti
         spec.files.iter().any(|f| f.path == path)
             && spec.files.into_iter().any(|f| {
                 f.path != path
-                    && plan_file(other, f, true).is_ok_and(|p| {
+                    && plan_file(other, f, true, &setting.created).is_ok_and(|p| {
                         p.changes.iter().any(|c| {
                             c.action == Action::Remove
                                 && (c.at.starts_with("hooks.") || c.at == "file")
@@ -393,15 +398,22 @@ fn keep_server(file: &mut FileSpec) -> bool {
     }
 }
 
-fn plan_file(host: &str, file: FileSpec, uninstall: bool) -> Result<FilePlan, InstallError> {
-    plan_file_noted(host, file, uninstall).map(|(plan, _)| plan)
+fn plan_file(
+    host: &str,
+    file: FileSpec,
+    uninstall: bool,
+    created: &created::Record,
+) -> Result<FilePlan, InstallError> {
+    plan_file_noted(host, file, uninstall, created).map(|(plan, _)| plan)
 }
 
-/// One file's plan, and notes on what in it was left alone.
+/// One file's plan, and notes on what in it was left alone. `created` tells a file aletheia
+/// created, which had nothing of the user's before install.
 fn plan_file_noted(
     host: &str,
     file: FileSpec,
     uninstall: bool,
+    created: &created::Record,
 ) -> Result<(FilePlan, Vec<String>), InstallError> {
     let path = file.path;
     let before = match std::fs::read_to_string(&path) {
@@ -432,7 +444,7 @@ fn plan_file_noted(
             // backup taken when the file held only our entries keeps nothing.
             let kept = match uninstall {
                 true => jsonc::Kept::from_before(
-                    atomic::backup(&plan.path)
+                    atomic::backup(&plan.path, created)
                         .and_then(|before| {
                             let none = jsonc::Kept::default();
                             edit_json(host, &plan.path, &before, edits, true, &none, &mut vec![])
@@ -574,55 +586,52 @@ fn file_change(
 pub struct Written {
     pub path: PathBuf,
     pub deleted: bool,
+    /// The version before aletheia first changed it; a file aletheia created has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backup: Option<PathBuf>,
+    /// Whether aletheia created the file (now, or on an earlier install).
+    pub created_by_aletheia: bool,
 }
 
 /// Write every changed file of `plan`, all or none: every new version is written to a
 /// temporary file first, and only then are they renamed into place. If a rename fails, the
-/// files already replaced get their previous contents back.
-pub fn apply(plan: &Plan) -> Result<Vec<Written>, InstallError> {
+/// files already replaced get their previous contents back. `created` is the record of the
+/// files aletheia created, read and kept up to date.
+pub fn apply(plan: &Plan, created: &created::Record) -> Result<Vec<Written>, InstallError> {
     let mut staged = Vec::new();
+    let mut paths = Vec::new();
     for file in &plan.files {
-        let io = |error| InstallError::Io {
-            path: file.path.clone(),
-            error,
-        };
         let contents = match &file.outcome {
             Outcome::Keep => continue,
             Outcome::Write(text) => Some(text.as_str()),
             Outcome::Delete => None,
         };
-        match atomic::Staged::new(&file.path, contents) {
-            Ok(s) => staged.push((file.path.clone(), s)),
+        match atomic::Staged::new(&file.path, contents, created) {
+            Ok(s) => {
+                staged.push(s);
+                paths.push(file.path.clone());
+            }
             Err(error) => {
-                staged.into_iter().for_each(|(_, s)| s.discard());
-                return Err(io(error));
-            }
-        }
-    }
-    let mut written = Vec::new();
-    let mut done = Vec::new();
-    let mut pending = staged.into_iter();
-    for (path, stage) in pending.by_ref() {
-        match stage.commit() {
-            Ok(committed) => {
-                written.push(Written {
-                    path: path.clone(),
-                    deleted: committed.deleted(),
-                    backup: committed.backup().map(Path::to_path_buf),
+                atomic::discard_all(staged);
+                return Err(InstallError::Io {
+                    path: file.path.clone(),
+                    error,
                 });
-                done.push(committed);
-            }
-            Err((stage, error)) => {
-                stage.discard();
-                pending.for_each(|(_, s)| s.discard());
-                done.into_iter().rev().for_each(atomic::Committed::undo);
-                return Err(InstallError::Io { path, error });
             }
         }
     }
-    Ok(written)
+    let done = atomic::commit_all(staged, created)
+        .map_err(|(path, error)| InstallError::Io { path, error })?;
+    Ok(paths
+        .into_iter()
+        .zip(done)
+        .map(|(path, c)| Written {
+            path,
+            deleted: c.deleted(),
+            backup: c.backup().map(Path::to_path_buf),
+            created_by_aletheia: c.created_by_aletheia(),
+        })
+        .collect())
 }
 
 /// An entry as it appears in its file, for the dry run.

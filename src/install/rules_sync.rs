@@ -23,7 +23,8 @@
 //! matter that makes the host load them always. With no rules the block is removed rather than
 //! left empty, and a file that then holds nothing of the user's is deleted: the files say what
 //! the store says, and uninstall takes the same path. Writes are atomic, with the previous file
-//! kept beside it as `<file>.aletheia-backup`, as install's are.
+//! kept beside it as `<file>.aletheia-backup`, as install's are (and, as there, a file aletheia
+//! created gets no backup).
 //!
 //! The hosts written for are the connected ones: those whose hooks or MCP entry install wrote,
 //! in the user's files or the project's. Uninstalling a host takes its block out, unless the
@@ -35,6 +36,7 @@
 //! is never the home folder, and a file that is a link resolving outside the root or into
 //! `.git` is refused.
 
+use super::created::Record;
 use super::{
     Action, Change, FilePlan, Format, HOSTS, InstallError, Outcome, Scope, Setting, atomic,
 };
@@ -166,6 +168,7 @@ pub struct SyncedFile {
 /// Write `rules` (one line each) into the rule files of `hosts` under `root`. Hosts sharing a
 /// file (AGENTS.md) get one entry.
 pub fn sync(root: &Path, hosts: &[&str], rules: &[String]) -> Vec<SyncedFile> {
+    let created = Record::from_env();
     let block = block(rules);
     let mut files: Vec<(RuleFile, Vec<String>)> = Vec::new();
     let mut failed = Vec::new();
@@ -190,12 +193,18 @@ pub fn sync(root: &Path, hosts: &[&str], rules: &[String]) -> Vec<SyncedFile> {
     }
     files
         .into_iter()
-        .map(|(file, hosts)| sync_file(root, file, hosts, block.as_deref()))
+        .map(|(file, hosts)| sync_file(root, file, hosts, block.as_deref(), &created))
         .chain(failed)
         .collect()
 }
 
-fn sync_file(root: &Path, file: RuleFile, hosts: Vec<String>, block: Option<&str>) -> SyncedFile {
+fn sync_file(
+    root: &Path,
+    file: RuleFile,
+    hosts: Vec<String>,
+    block: Option<&str>,
+    created: &Record,
+) -> SyncedFile {
     let path = root.join(file.rel);
     let done = |action, reason: Option<String>, backup| SyncedFile {
         path: path.clone(),
@@ -218,14 +227,14 @@ fn sync_file(root: &Path, file: RuleFile, hosts: Vec<String>, block: Option<&str
     let (action, result) = match &outcome {
         Outcome::Keep => return done(SyncAction::Unchanged, None, None),
         Outcome::Write(text) if before.is_none() => {
-            (SyncAction::Created, atomic::write(&path, text))
+            (SyncAction::Created, atomic::write(&path, text, created))
         }
         // With no rules a write only takes the block out of the user's file.
         Outcome::Write(text) if block.is_none() => {
-            (SyncAction::Removed, atomic::write(&path, text))
+            (SyncAction::Removed, atomic::write(&path, text, created))
         }
-        Outcome::Write(text) => (SyncAction::Updated, atomic::write(&path, text)),
-        Outcome::Delete => (SyncAction::Removed, atomic::remove(&path)),
+        Outcome::Write(text) => (SyncAction::Updated, atomic::write(&path, text, created)),
+        Outcome::Delete => (SyncAction::Removed, atomic::remove(&path, created)),
     };
     match result {
         Ok(backup) => done(action, None, backup),

@@ -135,7 +135,7 @@ fn installed_one(host: &'static str, scope: Scope, setting: &Setting) -> Install
     for file in spec.files {
         let path = file.path.clone();
         // Planned one file at a time, so one unreadable file does not hide the others.
-        let plan = match super::plan_file(host, file, true) {
+        let plan = match super::plan_file(host, file, true, &setting.created) {
             Ok(plan) => plan,
             Err(e) => {
                 out.unreadable.push(Unreadable {

@@ -153,6 +153,8 @@ pub struct Problem {
 #[derive(Debug, Default, Serialize)]
 pub struct StoreReport {
     pub path: PathBuf,
+    /// Whether there is a store: none until the first event (or command that writes) makes it.
+    pub exists: bool,
     pub size_bytes: u64,
     pub schema_version: Option<i64>,
     pub integrity: Option<String>,
@@ -290,6 +292,7 @@ fn check_store<'s>(
         .filter_map(|s| std::fs::metadata(format!("{}{s}", paths.db.display())).ok())
         .map(|m| m.len())
         .sum();
+    r.store.exists = !matches!(store, Err(NoStore::Missing));
     const MOVE_ASIDE: &str = "if the file is corrupt, move it aside (new events wait in the spool) and run `aletheia drain`, then `aletheia import` an export if you have one";
     let store = match store {
         Ok(s) => s,

@@ -372,6 +372,7 @@ pub static OPERATIONS: &[&dyn Entry] = &[
     &Op::<recall::GetObservations>::ENTRY,
     &Op::<recall::SessionStartContext>::ENTRY,
     &Op::<recall::FactHistory>::ENTRY,
+    &Op::<recall::FactSubjects>::ENTRY,
     &Op::<rules::ListRules>::ENTRY,
     &Op::<lists::WorkStateRead>::ENTRY,
     &Op::<memories::SaveMemory>::ENTRY,

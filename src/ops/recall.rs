@@ -1,5 +1,5 @@
 //! The read operations over memories and facts: search, timeline, get_observations,
-//! session_start_context and fact_history.
+//! session_start_context and fact_history, and the command line's list of fact subjects.
 
 use super::policy::{self, LIMIT, MAX_IDS, MAX_OFFSET, TIMELINE_SIDE};
 use super::{Access, Context, OpError, Operation};
@@ -384,6 +384,11 @@ pub struct FactHistory {
     /// Also list replaced facts.
     #[serde(default)]
     pub include_superseded: bool,
+    /// Match every subject holding each word of `subject` ("postgres" finds "the postgres"),
+    /// not the one subject it names (command line only: the MCP tool is documented to match
+    /// the subject whole).
+    #[serde(skip)]
+    pub by_words: bool,
 }
 
 /// The facts found about a subject, oldest first.
@@ -412,10 +417,58 @@ impl Operation for FactHistory {
             as_of: When::resolve(self.as_of.as_ref(), "as_of", &ctx.clock, Bound::Start)?,
             include_superseded: self.include_superseded,
         };
-        let facts = ctx.store.fact_history(&q)?;
+        let facts = if self.by_words {
+            ctx.store.fact_history_by_words(&q)?
+        } else {
+            ctx.store.fact_history(&q)?
+        };
         Ok(FactHistoryOutput {
             subject: q.subject,
             facts,
         })
+    }
+}
+
+/// `fact_subjects`: the subjects facts are about, with how many each has. The command line's
+/// `aletheia facts` with no subject, for finding the subject to ask about; not an MCP tool.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct FactSubjects {
+    /// Project key. Omitted: every project.
+    pub project: Option<String>,
+    /// Also count replaced facts.
+    #[serde(default)]
+    pub include_superseded: bool,
+    /// 1 to 100.
+    #[schemars(extend("default" = 20, "minimum" = 1, "maximum" = 100))]
+    pub limit: Option<i64>,
+}
+
+/// The subjects listed, most facts first, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FactSubjectsOutput {
+    /// The project listed; `None` for every project.
+    pub project: Option<String>,
+    #[serde(flatten)]
+    pub subjects: crate::store::fact_queries::Subjects,
+}
+
+impl Operation for FactSubjects {
+    const NAME: &'static str = "fact_subjects";
+    const DESCRIPTION: &'static str = "List the subjects of the current facts (with include_superseded, of every version), each with how many facts it has, most first. Read-only.";
+    const ACCESS: Access = Access::Read;
+    const IDEMPOTENT: bool = true;
+    type Output = FactSubjectsOutput;
+
+    fn run(self, ctx: &mut Context<'_>) -> Result<Self::Output, OpError> {
+        let project = ctx
+            .caller
+            .project_filter(self.project.as_deref(), ctx.redactor)?;
+        let subjects = ctx.store.fact_subjects(
+            project.as_deref(),
+            self.include_superseded,
+            LIMIT.clamp(self.limit),
+        )?;
+        Ok(FactSubjectsOutput { project, subjects })
     }
 }

@@ -6,7 +6,7 @@
 
 use super::sql_numbers::sql_int;
 use super::{Store, StoreError, content_hash};
-use crate::model::NewMemory;
+use crate::model::{Kind, Memory, NewMemory};
 use crate::redact::{Redact, Redacted, Redactor};
 use rusqlite::{OptionalExtension, Transaction, params};
 use std::collections::HashSet;
@@ -48,6 +48,20 @@ impl Redact for Summary {
 
 /// The project summary's title starts with this; one such row per project.
 pub const PROJECT_SUMMARY: &str = "Project summary:";
+
+/// A session summary's heading, as the hooks' Stop titles start and as a generated one starts.
+pub const SESSION_SUMMARY: &str = "Session summary:";
+
+/// Whether `m` is a project's summary row, as [`upsert_project_summary`] finds it: a summary
+/// outside any session whose title starts with [`PROJECT_SUMMARY`] (in any case, as SQL's
+/// `LIKE` compares).
+pub fn is_project_summary(m: &Memory) -> bool {
+    m.kind == Kind::Summary
+        && m.session_id.is_none()
+        && m.title
+            .get(..PROJECT_SUMMARY.len())
+            .is_some_and(|t| t.eq_ignore_ascii_case(PROJECT_SUMMARY))
+}
 
 impl Store {
     /// The summary and note memories of a session (or, with `None`, those of the project saved

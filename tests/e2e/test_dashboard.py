@@ -133,6 +133,20 @@ def seed(base, home):
             made.append(cur.lastrowid)
         cur.execute("INSERT INTO fact_reviews (project, fact_a, fact_b, created_at) VALUES ('shop', ?, ?, ?)",
                     (made[0], made[1], t0))
+        # Compression jobs as the worker leaves them: one done (its result is the JSON the worker
+        # keeps), one folded into a newer job, one given up with a provider's error holding the
+        # hostile text.
+        report = {"sources": 5, "windows": 1, "facts_new": 3, "facts_known": 1, "superseded": 0,
+                  "for_review": 0, "merged": 0, "session_summary": True, "extractors": ["rules"],
+                  "over_cap": 0}
+        jobs = [("8f3c2a1e-5b7d-4c1a-9e2f-0a1b2c3d4e5f", "done", 1, None, json.dumps(report)),
+                ("0b6e1f2a-7c3d-4e5f-8a9b-c0d1e2f3a4b5", "done", 2, None, '{"folded":true}'),
+                ("c4d5e6f7-0123-4567-89ab-cdef01234567", "failed", 5,
+                 f"every model provider failed: anthropic: 400 {XSS}", None)]
+        for i, (session, state, attempts, error, result) in enumerate(jobs):
+            cur.execute("INSERT INTO jobs (type, project, session_id, state, attempts, run_after, last_error, result,"
+                        " created_at, updated_at) VALUES ('extract_session', 'shop', ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (session, state, attempts, t0, error, result, t0, t0 + i))
     db.close()
     ids["facts"] = made
     return ids
@@ -181,6 +195,56 @@ const log = (m) => console.log("step: " + m);
     assert.strictEqual(dialogs.length, 0, `${where}: a dialog opened: ${dialogs}`);
   };
 
+  // Words that a line break cuts in two, in table headers and in cells other than free text
+  // (td.text), where only an overlong word may break: "Proj/ect" is one.
+  const brokenWords = () => page.evaluate(() => {
+    const out = [];
+    for (const cell of document.querySelectorAll("table.rows th, table.rows td:not(.text)")) {
+      const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        for (const m of n.data.matchAll(/\S+/g)) {
+          const r = document.createRange();
+          r.setStart(n, m.index);
+          r.setEnd(n, m.index + m[0].length);
+          const tops = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+          if (tops.size > 1) out.push(m[0]);
+        }
+      }
+    }
+    return out;
+  });
+  // How the page's tables sit: each in a region of its own that scrolls sideways, its header
+  // shown, and the page itself never wider than the window.
+  const tables = () => page.evaluate(() => ({
+    pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
+    tables: [...document.querySelectorAll("table.rows")].map((t) => {
+      const box = t.closest(".table-scroll");
+      return {
+        heads: [...t.querySelectorAll("th")].map((th) => th.textContent).join("|"),
+        region: !!box && getComputedStyle(box).overflowX === "auto",
+        scrolls: !!box && box.scrollWidth > box.clientWidth + 1,
+        headShown: getComputedStyle(t.querySelector("thead")).display !== "none",
+      };
+    }),
+  }));
+  // At this width: no word is cut, every table keeps its header, and the page does not scroll
+  // sideways; `scroll` says whether the table whose headers include `which` scrolls in its region.
+  const tablesRead = async (where, which, scroll) => {
+    const cut = await brokenWords();
+    assert.deepStrictEqual(cut, [], `${where}: words broken across lines: ${cut}`);
+    const t = await tables();
+    assert(t.pageOverflow <= 0, `${where}: the page scrolls sideways by ${t.pageOverflow}px`);
+    assert(t.tables.length > 0, `${where}: no table`);
+    for (const x of t.tables) {
+      assert(x.region && x.headShown, `${where}: a table without its scrolling region or header: ${JSON.stringify(x)}`);
+    }
+    const mine = t.tables.find((x) => x.heads.includes(which));
+    assert(mine, `${where}: no table with ${which}: ${JSON.stringify(t)}`);
+    assert.strictEqual(mine.scrolls, scroll, `${where}: the table ${scroll ? "does not scroll" : "scrolls"} sideways: ${JSON.stringify(mine)}`);
+  };
+  const wide = () => page.setViewportSize({ width: 1280, height: 900 });
+  const phone = () => page.setViewportSize({ width: 390, height: 844 });
+
   log("memory list");
   await page.goto(base + "/");
   assert((await page.title()).includes("Memories"));
@@ -189,6 +253,19 @@ const log = (m) => console.log("step: " + m);
   assert(localised > 0, "no time was shown in the viewer's zone");
   const firstTime = await page.locator("time").first().innerText();
   assert(!firstTime.includes("UTC"), `the time stayed in UTC: ${firstTime}`);
+  // Each memory says what it is once: a type and a kind that agree are one word, never "note note".
+  const badges = await page.locator("li.memory").evaluateAll((lis) => lis.map((li) => ({
+    title: li.querySelector(".title").textContent,
+    badges: [...li.querySelectorAll(".badge")].map((b) => b.textContent.trim()),
+  })));
+  assert(badges.length >= 4, JSON.stringify(badges));
+  for (const b of badges) {
+    assert.strictEqual(new Set(b.badges).size, b.badges.length, `a repeated badge: ${JSON.stringify(b)}`);
+  }
+  const badgesOf = (start) => badges.find((b) => b.title.startsWith(start)).badges;
+  assert.deepStrictEqual(badgesOf("Run the shop migrations"), ["note"]);
+  assert.deepStrictEqual(badgesOf("Use pnpm"), ["decision note"]);
+  assert(!/note\s*note/.test(await text()), "the list shows note note");
   await shot("01-memories");
   await page.setViewportSize({ width: 1280, height: 900 });
   await shot("01-memories-wide");
@@ -213,6 +290,12 @@ const log = (m) => console.log("step: " + m);
   assert((await rows.count()) >= 3, "the timeline shows no neighbours");
   assert((await page.locator("ol.timeline li.anchor").innerText()).includes("Use pnpm"));
   assert((await page.locator("ol.timeline").innerText()).includes("Run the shop migrations"));
+  // A timeline entry names its type only when it says something: a decision, not every note.
+  const plainEntry = await page.locator("ol.timeline li", { hasText: "Run the shop migrations" }).innerText();
+  assert(!/\bnote\b/.test(plainEntry), `a plain note's timeline entry says note: ${plainEntry}`);
+  assert((await page.locator("ol.timeline li.anchor").innerText()).includes("decision"), "the decision's entry does not say so");
+  const metaBadges = await page.locator("main > .meta .badge").allInnerTexts();
+  assert.deepStrictEqual(metaBadges, ["decision note"]);
   await showsHostile("detail timeline", [XSS]);
   await shot("03-memory");
   await page.goto(base + `/memories/${ids.xss}`);
@@ -294,6 +377,7 @@ const log = (m) => console.log("step: " + m);
   log("facts and history");
   await page.goto(base + "/facts");
   await showsHostile("facts", [XSS]);
+  await tablesRead("facts on a phone", "Predicate", true);
   await shot("08-facts");
   await page.click("a:has-text('cache')");
   await page.waitForURL(/facts\/history/);
@@ -322,7 +406,12 @@ const log = (m) => console.log("step: " + m);
   await page.locator("tr", { hasText: "Run the shop tests before you commit" }).locator("button:has-text('Disable')").click();
   await page.waitForURL(/ok=disabled/);
   assert((await page.locator("tr", { hasText: "Run the shop tests before you commit" }).innerText()).includes("disabled"));
+  await tablesRead("rules on a phone", "Confirmed", true);
   await shot("10-rules");
+  await wide();
+  await tablesRead("rules on a laptop", "Confirmed", false);
+  await shot("10-rules-wide");
+  await phone();
   await page.locator("tr", { hasText: "Run the shop tests before you commit" }).locator("button:has-text('Enable')").click();
   await page.waitForURL(/ok=enabled/);
   await page.click("button:has-text('Sync to tools')");
@@ -342,12 +431,45 @@ const log = (m) => console.log("step: " + m);
   await page.click("button:has-text('Compress now')");
   await page.waitForSelector(".notice");
   assert((await page.locator(".notice").innerText()).includes("No model provider"), "Compress now did not say no provider is set");
+  // A job's result is a line in words, its error text, never JSON.
+  const jobRows = await page.locator("table.rows tbody tr").allInnerTexts();
+  const jobRow = (session) => jobRows.find((r) => r.includes(`session ${session}`)) || "";
+  assert(jobRow("8f3c2a1e").includes("3 new facts, 1 known, summary written"), `the done job: ${jobRows.join(" | ")}`);
+  assert(jobRow("8f3c2a1e").includes("from 5 memories, rule-based"), jobRow("8f3c2a1e"));
+  assert(jobRow("0b6e1f2a").includes("Folded into the session's newer job"), jobRow("0b6e1f2a"));
+  assert(jobRow("c4d5e6f7").includes("Gave up after 5 attempts"), jobRow("c4d5e6f7"));
+  const jobsTable = jobRows.join("\n");
+  assert(!/[{}"]|facts_new|folded|session_summary/.test(jobsTable.replace("Folded", "")), `a job's result shows as JSON: ${jobsTable}`);
+  await showsHostile("jobs", [XSS]);
+  await tablesRead("jobs on a phone", "Attempts", true);
   await shot("12-jobs");
+  await wide();
+  await tablesRead("jobs on a laptop", "Attempts", false);
+  await shot("12-jobs-wide");
+  await phone();
 
   log("doctor");
   await page.click("header nav a[href='/doctor']");
-  assert((await text()).includes("Store"));
+  await page.waitForURL(/\/doctor$/);
+  const doc = await text();
+  assert(doc.includes("Store"));
+  // Sizes in KB and MB, labels in words, times as the other pages show them.
+  assert(/Size\s+\d+(\.\d)? (KB|MB)\b/.test(doc), "the store's size is not in KB or MB");
+  assert(/Size cap\s+256 MB\b/.test(doc), "the spool's cap is not 256 MB");
+  for (const raw of ["Size bytes", "Cap bytes", "bytes", "Fts", "Counts by kind", "Chars per"]) {
+    assert(!doc.includes(raw), `the doctor page says "${raw}"`);
+  }
+  assert(!/\d{4}-\d\d-\d\dT\d\d:\d\d/.test(doc), "the doctor page shows an ISO time");
+  await page.locator("main time[data-local='1']").first().waitFor({ timeout: 5000 })
+    .catch(() => assert.fail("the doctor page shows no time in the viewer's zone"));
+  const labels = await page.locator("main dl.pairs dt").allInnerTexts();
+  assert(labels.length > 10, `the doctor page has few labels: ${labels}`);
+  for (const l of labels) assert(/^[A-Z][A-Za-z ,-]*$/.test(l), `a label not in words: ${l}`);
+  assert(/Memories\s+\d+ in all: \d+ notes?/.test(doc), "the memories are not counted in words");
   await shot("13-doctor");
+  await wide();
+  await shot("13-doctor-wide");
+  await phone();
 
   log("what your AI sees");
   await page.click("header nav a[href='/context']");
@@ -390,7 +512,8 @@ def test_the_dashboard_in_a_browser(browser_tools, server, home, shots, tmp_path
     assert out.returncode == 0, out.stdout + out.stderr
     names = sorted(p.name for p in shots.glob("*.png"))
     for page in ("01-memories", "02-search", "03-memory", "04-new-note", "05-dismissed", "09-review",
-                 "10-rules", "12-jobs", "13-doctor", "14-what-your-ai-sees"):
+                 "10-rules", "10-rules-wide", "12-jobs", "12-jobs-wide", "13-doctor", "13-doctor-wide",
+                 "14-what-your-ai-sees"):
         assert page + ".png" in names, names
     claude_md = (home / "shop" / "CLAUDE.md").read_text()
     assert "<!-- aletheia:rules:start -->" in claude_md and "Run the shop tests before you commit" in claude_md

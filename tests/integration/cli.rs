@@ -642,7 +642,13 @@ fn search_piped_into_head_exits_quietly_when_the_reader_closes() {
             read[0]
         );
     }
-    // A reader gone before the first byte: every command's first write fails.
+    // A reader gone before the first byte: every command's first write fails. (A list that
+    // is not there would fail first, by the exit rule: this one is.)
+    env.cmd()
+        .args(["list", "write", "todo"])
+        .write_stdin(r#"["ship docs"]"#)
+        .assert()
+        .success();
     for args in [
         &["search", "pipeword"][..],
         &["list", "read", "todo"],
@@ -772,4 +778,255 @@ fn the_hook_binary_runs_the_same_hook_and_nothing_else() {
             .unwrap()
             .starts_with("aletheia-hook ")
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The exit rule (src/cli/exit.rs): a command about something named that is not there exits 1
+// with one line on stderr; a search or listing that finds nothing exits 0.
+// ---------------------------------------------------------------------------------------------
+
+/// Run `aletheia ARGS`: its exit code, stdout and stderr.
+fn run(env: &Env, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = env.cmd().args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// A store holding memory #1 (a note in shop) and `facts`, each `(id, project, subject,
+/// predicate, object)`, all current.
+fn store_with_facts(facts: &[(i64, &str, &str, &str, &str)]) -> Env {
+    let env = Env::new();
+    env.cmd()
+        .args(["save", "Use pnpm, not npm, in the shop repo"])
+        .assert()
+        .success();
+    let conn = env.conn();
+    for (id, project, subject, predicate, object) in facts {
+        conn.execute(
+            "INSERT INTO facts (id, project, subject, predicate, object, confidence, valid_from, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, 0.8, 1793232000000, 1793232000000)",
+            rusqlite::params![id, project, subject, predicate, object],
+        )
+        .unwrap();
+    }
+    env
+}
+
+#[test]
+fn a_command_about_an_id_that_is_not_there_exits_1_with_one_line_on_stderr() {
+    let env = store_with_facts(&[(1, "shop", "cache", "ttl", "30 s")]);
+    for args in [
+        &["observations", "999"][..],
+        &["observations", "999", "--json"],
+        &["dismiss", "999"],
+        &["restore", "999"],
+        &["inspect", "999"],
+        &["edit", "999", "new text"],
+        &["why", "999"],
+        &["why", "999", "--type", "fact"],
+        &["timeline", "--anchor", "999"],
+        &["feedback", "999", "--positive"],
+        &["rules", "confirm", "r_missing"],
+        &["review", "accept", "999"],
+        &["review", "reject", "999"],
+        &["review", "accept", "p999"],
+        &["list", "read", "nope"],
+    ] {
+        let (code, out, err) = run(&env, args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert_eq!(out, "", "{args:?}");
+        assert!(
+            err.starts_with("aletheia: ") && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(
+        run(&env, &["observations", "999"]).2,
+        "aletheia: No memory #999 to show: none has that id, or it is dismissed.\n"
+    );
+    assert_eq!(
+        run(&env, &["list", "read", "nope"]).2,
+        "aletheia: No list named \"nope\" in shop.\n"
+    );
+}
+
+#[test]
+fn observations_print_the_memories_found_then_fail_for_the_others() {
+    let env = store_with_facts(&[]);
+    let (code, out, err) = run(&env, &["observations", "1", "999", "1", "998"]);
+    assert_eq!(code, Some(1));
+    assert!(out.starts_with("#1 [note] Use pnpm"), "{out}");
+    assert_eq!(
+        err,
+        "aletheia: No memories #999, #998 to show: none has those ids, or they are dismissed.\n"
+    );
+    let (code, out, err) = run(&env, &["observations", "1", "--json"]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    assert!(out.starts_with("[{"), "{out}");
+    // A dismissed memory is hidden here as from search: as missing as an unknown one.
+    env.cmd().args(["dismiss", "1"]).assert().success();
+    assert_eq!(run(&env, &["observations", "1"]).0, Some(1));
+}
+
+#[test]
+fn timeline_fails_for_an_anchor_not_there_and_not_for_words_that_match_nothing() {
+    let env = store_with_facts(&[]);
+    let (code, out, _) = run(&env, &["timeline", "--anchor", "1"]);
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("→ #1 "), "{out}");
+    assert_eq!(
+        run(&env, &["timeline", "--anchor", "1", "--project", "billing"]),
+        (
+            Some(1),
+            String::new(),
+            "aletheia: No memory #1 in billing to show: none there has that id, or it is dismissed.\n"
+                .into()
+        )
+    );
+    assert_eq!(
+        run(&env, &["timeline", "--query", "zebra"]),
+        (Some(0), "Nothing to anchor on.\n".into(), String::new())
+    );
+}
+
+#[test]
+fn a_search_or_listing_that_finds_nothing_exits_0_and_says_so() {
+    let env = store_with_facts(&[]);
+    for (args, says) in [
+        (&["search", "zebra"][..], "No matches."),
+        (&["timeline", "--query", "zebra"], "Nothing to anchor on."),
+        (&["facts", "zebra"], "No facts found for subject \"zebra\"."),
+        (&["facts"], "No facts yet: "),
+        (
+            &["facts", "--project", "billing"],
+            "No facts in billing yet: ",
+        ),
+        (&["rules", "list"], "No rules yet."),
+        (&["review", "list"], "Nothing waits for review."),
+    ] {
+        let (code, out, err) = run(&env, args);
+        assert_eq!((code, err.as_str()), (Some(0), ""), "{args:?}");
+        assert!(out.starts_with(says), "{args:?}: {out}");
+    }
+}
+
+#[test]
+fn facts_lists_the_subjects_and_finds_one_by_any_of_its_words() {
+    let env = store_with_facts(&[
+        (1, "shop", "postgres database", "version", "16"),
+        (2, "shop", "the postgres", "role", "replica"),
+        (3, "blog", "PostgreSQL", "port", "5432"),
+        (4, "shop", "cache", "ttl", "30 s"),
+        (5, "shop", "Cache", "backend", "redis"),
+    ]);
+    // "cache" and "Cache" are one subject, shown in the spelling first byte by byte.
+    let hint = "`aletheia facts WORDS` shows the facts of every subject holding those words.\n";
+    assert_eq!(
+        run(&env, &["facts"]),
+        (
+            Some(0),
+            format!(
+                "- Cache: 2 facts\n- postgres database: 1 fact\n- PostgreSQL: 1 fact\n- the postgres: 1 fact\n{hint}"
+            ),
+            String::new()
+        )
+    );
+    assert_eq!(
+        run(&env, &["facts", "--project", "blog"]).1,
+        format!("- PostgreSQL: 1 fact\n{hint}")
+    );
+    assert_eq!(
+        run(&env, &["facts", "--limit", "1"]).1,
+        format!(
+            "- Cache: 2 facts\n1 of 4 subjects, most facts first: --limit (up to 100) shows more.\n{hint}"
+        )
+    );
+    // Words, in any case, each found within the subject: subject by subject.
+    let (code, out, _) = run(&env, &["facts", "Postgres"]);
+    assert_eq!(code, Some(0));
+    let subjects: Vec<&str> = out
+        .lines()
+        .map(|l| l.split(' ').nth(2).unwrap_or_default())
+        .collect();
+    assert_eq!(subjects, ["postgres", "PostgreSQL", "the"], "{out}");
+    let (_, out, _) = run(&env, &["facts", "postgres database", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["facts"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["facts"][0]["object"], "16");
+    // --predicate and --as-of are about a subject's facts: without one, clap refuses them.
+    assert_eq!(run(&env, &["facts", "--predicate", "ttl"]).0, Some(2));
+}
+
+#[test]
+fn rules_add_names_the_scope_it_chose_the_other_and_rules_sync() {
+    let env = Env::new();
+    let (code, out, _) = run(&env, &["rules", "add", "Keep commits small"]);
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("Rule saved (r_"), "{out}");
+    assert!(
+        out.contains(") [everywhere]: sessions in every project start with it; to keep a rule to this project, add it with --scope-tier project --scope-name shop. `aletheia rules sync` writes the rules into this project's tool rule files.\n"),
+        "{out}"
+    );
+    let out = run(
+        &env,
+        &[
+            "rules",
+            "add",
+            "Deploy from main",
+            "--scope-tier",
+            "project",
+            "--scope-name",
+            "shop",
+        ],
+    )
+    .1;
+    assert!(
+        out.contains(") [project: shop]: only that project's sessions start with it; for every project, add it without --scope-tier."),
+        "{out}"
+    );
+    let again = run(&env, &["rules", "add", "Keep commits small"]).1;
+    assert!(
+        again.starts_with("That rule is already saved (r_"),
+        "{again}"
+    );
+    let help = run(&env, &["--help"]).1;
+    assert!(
+        help.contains("Standing rules: list, add, confirm, sync"),
+        "{help}"
+    );
+}
+
+#[test]
+fn search_describes_every_flag_and_without_words_names_file() {
+    let env = Env::new();
+    let help = run(&env, &["search", "--help"]).1;
+    for flag in ["--type <MTYPE>", "--kind <KIND>", "--offset <OFFSET>"] {
+        let mut lines = help
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with(flag));
+        lines
+            .next()
+            .unwrap_or_else(|| panic!("{flag} missing: {help}"));
+        let described = lines.next().unwrap_or_default().trim();
+        assert!(
+            !described.is_empty() && !described.starts_with('-'),
+            "{flag} has no description: {help}"
+        );
+    }
+    for args in [&["search"][..], &["search", "  "], &["search", "--json"]] {
+        assert_eq!(
+            run(&env, args),
+            (
+                Some(1),
+                String::new(),
+                "aletheia: Nothing to search for: give words (aletheia search WORDS) or a file path (aletheia search --file PATH).\n"
+                    .into()
+            ),
+            "{args:?}"
+        );
+    }
+    assert!(!env.db().exists(), "refused before the store is opened");
 }

@@ -270,7 +270,7 @@ fn a_recorded_session_becomes_a_fact_a_summary_and_an_episode() {
         .unwrap();
     assert_eq!(
         title,
-        "Session summary: - shop service uses SQLite for storage"
+        "Session summary: shop service uses SQLite for storage"
     );
     assert_eq!(
         text,
@@ -332,8 +332,8 @@ fn a_recorded_session_becomes_a_fact_a_summary_and_an_episode() {
         "Project summary: shop\n- shop service uses SQLite for storage"
     );
 
-    // The next session starts with the summary, not the raw prompt; a rule fact at 0.45 stays
-    // out of the Facts section.
+    // Its message dismissed (above), the summary is all there is to tell: the next session
+    // starts with it, not the raw prompt; a rule fact at 0.45 stays out of the Facts section.
     let (block, _) = ok(&env, &[], &["context", "--project", "shop"]);
     assert!(
         block.contains(&format!("- #{summary_id} "))
@@ -1031,4 +1031,114 @@ fn a_session_whose_fact_replaces_an_older_one_marks_the_older_session_as_replace
     assert_eq!(links, [format!("{fly}>{aws} facts")]);
     let (out, _) = ok(&env, &[], &["search", "shop service"]);
     assert!(out.contains(&format!("[replaced by #{aws}]")), "{out}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the next session is told of a compressed session
+// ---------------------------------------------------------------------------------------------
+
+/// The Stop message a new user saw shrink to one fact.
+const CI_MESSAGE: &str = "Switched CI to pnpm with a cached store; staging deploy done and the \
+                          checkout tests pass again. Staging deploys require the VPN.";
+
+/// A session of one prompt and `message` as its Stop; returns the summary row's id.
+fn ci_session(env: &Env, message: &str) -> i64 {
+    env.hook(
+        "claude-code",
+        "UserPromptSubmit",
+        json!({"session_id": "s-ci", "cwd": "/home/dev/shop", "hook_event_name": "UserPromptSubmit",
+               "prompt": "move CI to pnpm"})
+        .to_string(),
+    );
+    env.hook("claude-code", "Stop", stop("s-ci", message));
+    one(env, "SELECT id FROM memories WHERE kind = 'summary'")
+}
+
+/// The block's Last session section.
+fn last_session(env: &Env) -> String {
+    let (block, _) = ok(env, &[], &["context", "--project", "shop"]);
+    let from = block.find("## Last session").expect(&block);
+    let to = block[from..]
+        .find("\n## ")
+        .map_or(block.len(), |n| from + n + 1);
+    block[from..to].to_owned()
+}
+
+/// The title each item of `section` shows, after its `[type]`.
+fn titles(section: &str) -> Vec<String> {
+    section
+        .lines()
+        .filter(|l| l.starts_with("- #"))
+        .filter_map(|l| l.split_once("] ").map(|(_, t)| t.to_owned()))
+        .collect()
+}
+
+#[test]
+fn after_a_rule_compression_the_block_still_tells_what_the_stop_message_said() {
+    let env = Env::new();
+    let id = ci_session(&env, CI_MESSAGE);
+    let before = last_session(&env);
+    let said = before
+        .lines()
+        .find(|l| l.starts_with(&format!("- #{id} ")))
+        .and_then(|l| l.split_once("] "))
+        .map(|(_, t)| t.rsplit_once(" (").unwrap().0.to_owned())
+        .expect(&before);
+    assert!(
+        said.starts_with("Session summary: Switched CI to pnpm"),
+        "{before}"
+    );
+
+    ok(&env, &[], &["compress"]);
+    let facts: Vec<String> = query(
+        &env,
+        "SELECT subject || ' ' || predicate || ' ' || object FROM facts ORDER BY id",
+    );
+    assert!(!facts.is_empty(), "the rules read a fact");
+    let after = last_session(&env);
+    // The message's line as before, the facts after it, and the prompt as before.
+    assert!(
+        after.contains(&format!("{said} — facts: {}", facts.join("; "))),
+        "{before}\n{after}"
+    );
+    assert!(after.contains("move CI to pnpm"), "{after}");
+    for title in titles(&after) {
+        assert!(!title.starts_with(['-', '*', '•']), "{after}");
+    }
+    let stored: String = one(
+        &env,
+        "SELECT title FROM memories WHERE kind = 'summary' AND session_id IS NOT NULL",
+    );
+    assert!(!stored.contains(": - "), "{stored}");
+}
+
+#[test]
+fn a_provider_summary_that_says_what_the_message_said_replaces_it() {
+    let env = Env::new();
+    let server = ChatServer::start(vec![facts_reply(json!([
+        {"subject": "CI", "predicate": "uses", "object": "pnpm with a cached store", "confidence": 0.8},
+        {"subject": "the staging deploy", "predicate": "is", "object": "done", "confidence": 0.8},
+        {"subject": "the checkout tests", "predicate": "pass", "object": "again", "confidence": 0.8},
+        {"subject": "staging deploys", "predicate": "require", "object": "the VPN", "confidence": 0.8}
+    ]))]);
+    let id = ci_session(&env, CI_MESSAGE);
+    let vars = server.vars();
+    ok(&env, &as_refs(&vars), &["compress"]);
+    let after = last_session(&env);
+    assert_eq!(
+        titles(&after).len(),
+        1,
+        "the summary alone tells the session: {after}"
+    );
+    let told = after
+        .lines()
+        .find(|l| l.starts_with(&format!("- #{id} ")))
+        .expect(&after);
+    assert!(
+        told.contains(
+            "[summary] Session summary: CI uses pnpm with a cached store; the staging deploy is \
+             done; the checkout tests pass again; staging deploys require the VPN ("
+        ),
+        "{after}"
+    );
 }

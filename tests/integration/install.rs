@@ -3,12 +3,13 @@
 //! other hooks, other MCP servers, odd TOML formatting. What must hold for every host with an
 //! adapter: the entries land where the host reads them, the file still parses in the host's
 //! format, a second install changes no byte, uninstall gives back the user's file byte for byte,
-//! a backup is kept, and a file that does not parse is never touched.
+//! a backup is kept, and a file that does not parse is never touched. Where the user had no
+//! file, install creates it with no backup, and uninstall leaves nothing of it behind.
 
 use crate::support;
 
 use aletheia::capture::adapter;
-use aletheia::install::{Scope, Setting, spec, status};
+use aletheia::install::{Scope, Setting, created, spec, status};
 use rstest::rstest;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -462,6 +463,14 @@ fn install_twice_then_uninstall_gives_back_the_users_files(
             "{}",
             path.display()
         );
+        // The user's own file keeps its backup, and the message says where it is.
+        let backup = format!("{}.aletheia-backup", path.display());
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), *text);
+        assert!(
+            out.contains(&format!("wrote {} (", path.display()))
+                && out.contains(&format!("first changed it is in {backup}")),
+            "{out}"
+        );
     }
     if let Some(plugin) = l.plugin {
         assert!(!root.join(plugin).exists(), "the plugin was ours alone");
@@ -470,18 +479,181 @@ fn install_twice_then_uninstall_gives_back_the_users_files(
     assert!(out.contains("not installed; nothing written"), "{out}");
 }
 
-#[test]
-fn files_that_did_not_exist_are_created_and_removed_again() {
+/// Every folder below `dir`.
+fn folders(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.push(p.clone());
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every file below `dir` that is a backup install made.
+fn backups(dir: &Path) -> Vec<PathBuf> {
+    snapshot(dir)
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.to_string_lossy().ends_with(".aletheia-backup"))
+        .collect()
+}
+
+/// A new user's HOME (and project) had none of the host's files: install creates them with no
+/// backup, and uninstall removes them, the folders made for them and its record of them, and
+/// says so file by file.
+#[rstest]
+fn where_there_were_no_files_uninstall_leaves_nothing_behind(
+    #[values(
+        "claude-code",
+        "cursor",
+        "codex",
+        "gemini",
+        "windsurf",
+        "opencode",
+        "command-code"
+    )]
+    host: &str,
+    #[values(false, true)] project: bool,
+) {
     let s = Setup::new();
-    s.ok(&["install", "cursor", "--write"]);
-    let hooks = s.home().join(".cursor/hooks.json");
-    let v = parse_jsonc(&hooks);
-    assert_eq!(v["version"], 1, "Cursor needs the version key: {v}");
-    assert!(s.home().join(".cursor/mcp.json").exists());
-    assert!(!PathBuf::from(format!("{}.aletheia-backup", hooks.display())).exists());
-    let out = s.ok(&["uninstall", "cursor"]);
-    assert!(out.contains("removed"), "{out}");
-    assert!(!hooks.exists() && !s.home().join(".cursor/mcp.json").exists());
+    let scope: &[&str] = if project { &["--project"] } else { &[] };
+    let (files_before, folders_before) = (snapshot(s.home()), folders(s.home()));
+
+    let out = s.ok(&[&["install", host, "--write", "--json"][..], scope].concat());
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let written = v["written"].as_array().unwrap();
+    assert!(!written.is_empty(), "{out}");
+    for w in written {
+        assert_eq!(w["created_by_aletheia"], true, "{w}");
+        assert!(w.get("backup").is_none(), "{w}");
+    }
+    if host == "cursor" {
+        let hooks = s.root(project).join(".cursor/hooks.json");
+        assert_eq!(
+            parse_jsonc(&hooks)["version"],
+            1,
+            "Cursor needs the version key"
+        );
+    }
+    assert_eq!(backups(s.home()), Vec::<PathBuf>::new());
+
+    let out = s.ok(&[&["uninstall", host][..], scope].concat());
+    for w in written {
+        let path = w["path"].as_str().unwrap();
+        assert!(
+            out.contains(&format!("  removed {path}, which aletheia created\n")),
+            "{path}: {out}"
+        );
+    }
+    assert!(!out.contains("aletheia-backup"), "{out}");
+    assert_eq!(snapshot(s.home()), files_before, "{out}");
+    assert_eq!(folders(s.home()), folders_before, "{out}");
+}
+
+/// `~/.claude.json` did not exist, so install created it; Claude Code then wrote its own state
+/// into it. No write of aletheia's ever backs it up, and uninstall keeps it with only our entry
+/// taken out. The user's own settings file, beside it, keeps its backup as before.
+#[test]
+fn a_file_aletheia_created_and_the_host_then_added_to_is_kept_without_a_backup() {
+    let s = Setup::new();
+    let settings = s.home().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let mine = "{\n  \"model\": \"opus\"\n}\n";
+    std::fs::write(&settings, mine).unwrap();
+    let claude_json = s.home().join(".claude.json");
+    let settings_backup = s.home().join(".claude/settings.json.aletheia-backup");
+
+    let out = s.ok(&["install", "claude-code", "--write"]);
+    assert!(
+        out.contains(&format!("  created {} (1 added)\n", claude_json.display())),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "first changed it is in {}",
+            settings_backup.display()
+        )),
+        "{out}"
+    );
+    // Claude Code rewrites the file with its own state; our entry loses a key, which the next
+    // install puts back.
+    let host_state =
+        |entry: &str| format!("{{\n  \"numStartups\": 3,\n  \"mcpServers\": {{{entry}}}\n}}\n");
+    let ours = format!(
+        "\"aletheia\": {{ \"type\": \"stdio\", \"command\": {:?}, \"args\": [\"mcp\"] }}",
+        exe()
+    );
+    std::fs::write(&claude_json, host_state(&ours)).unwrap();
+    let out = s.ok(&["install", "claude-code", "--write"]);
+    assert!(
+        out.contains(&format!("  wrote {} (1 replaced)\n", claude_json.display())),
+        "{out}"
+    );
+    assert_eq!(
+        backups(s.home()),
+        std::slice::from_ref(&settings_backup),
+        "{out}"
+    );
+
+    let out = s.ok(&["uninstall", "claude-code"]);
+    assert!(
+        out.contains(&format!(
+            "  wrote {} (1 removed); aletheia created it, and kept it for what was added to it since\n",
+            claude_json.display()
+        )),
+        "{out}"
+    );
+    assert_eq!(
+        parse_jsonc(&claude_json),
+        serde_json::json!({ "numStartups": 3 })
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), mine);
+    assert_eq!(std::fs::read_to_string(&settings_backup).unwrap(), mine);
+    assert_eq!(
+        backups(s.home()),
+        std::slice::from_ref(&settings_backup),
+        "{out}"
+    );
+
+    // It is still the file aletheia created: installing again backs it up no more.
+    s.ok(&["install", "claude-code", "--write"]);
+    s.ok(&["uninstall", "claude-code"]);
+    assert_eq!(backups(s.home()), [settings_backup], "{out}");
+}
+
+/// The rule files `rules sync` creates are aletheia's too: a later sync backs them up no more,
+/// and uninstall takes them away with the host's files.
+#[test]
+fn rule_files_aletheia_created_are_never_backed_up_and_go_with_uninstall() {
+    let s = Setup::new();
+    std::fs::create_dir_all(s.project.join(".git")).unwrap();
+    let (files_before, folders_before) = (snapshot(&s.project), folders(&s.project));
+    s.ok(&["install", "cursor", "--project", "--write"]);
+    s.ok(&["rules", "add", "Run the tests", "--when", "you commit"]);
+    let out = s.ok(&["rules", "sync"]);
+    assert!(out.contains("created"), "{out}");
+    s.ok(&["rules", "add", "Never push to main", "--when", "you push"]);
+    let out = s.ok(&["rules", "sync"]);
+    assert!(out.contains("updated"), "{out}");
+    assert_eq!(backups(&s.project), Vec::<PathBuf>::new(), "{out}");
+    let out = s.ok(&["uninstall", "cursor", "--project"]);
+    let rules = s.project.join(".cursor/rules/aletheia.mdc");
+    assert!(
+        out.contains(&format!(
+            "  removed {}, which aletheia created\n",
+            rules.display()
+        )),
+        "{out}"
+    );
+    assert_eq!(snapshot(&s.project), files_before, "{out}");
+    assert_eq!(folders(&s.project), folders_before, "{out}");
 }
 
 #[test]
@@ -607,11 +779,26 @@ fn an_entry_where_the_host_wants_an_object_stops_the_install() {
 fn connect_shows_the_hosts_own_command_and_json_for_scripts() {
     let s = Setup::new();
     let out = s.ok(&["connect", "claude-code"]);
+    // Install comes first, as the way that writes the hooks too; the host's command follows, with
+    // when it is the one to use.
+    let ways = format!(
+        "To connect Claude Code, run one of:\n  aletheia install claude-code --write\n    \
+         writes everything above: the hooks, which record your sessions, and the MCP server.\n  \
+         claude mcp add --scope user aletheia -- {} mcp\n    \
+         Claude Code's own command: the MCP server alone, no hooks.",
+        exe()
+    );
+    assert!(out.contains(&ways), "{out}");
+    assert!(out.starts_with("Claude Code, user scope: "), "{out}");
+    let out = s.ok(&["connect", "cursor"]);
     assert!(
-        out.contains(&format!(
-            "  claude mcp add --scope user aletheia -- {} mcp",
-            exe()
-        )),
+        out.contains("To connect Cursor, run:\n  aletheia install cursor --write\n"),
+        "{out}"
+    );
+    s.ok(&["install", "claude-code", "--write"]);
+    let out = s.ok(&["connect", "claude-code"]);
+    assert!(
+        out.contains("already installed") && !out.contains("To connect"),
         "{out}"
     );
     let out = s.ok(&["connect", "claude-code", "--project", "--json"]);
@@ -862,17 +1049,26 @@ fn a_dangling_link_is_followed_and_a_failed_write_changes_nothing() {
     assert_eq!(v["mcpServers"]["aletheia"]["command"], exe(), "{v}");
     s.ok(&["uninstall", "claude-code"]);
 
-    // A link to where no file can be made: nothing at all is written.
+    assert!(
+        !dotfiles.join("claude.json").exists(),
+        "it held only our entry"
+    );
+
+    // A link to where no file can be made: nothing at all is written, not even the folder the
+    // hooks' file was staged in (which uninstall removed above, as install had made it).
     std::fs::remove_file(s.home().join(".claude.json")).unwrap();
     std::os::unix::fs::symlink("/dev/null/claude.json", s.home().join(".claude.json")).unwrap();
-    let claude = s.home().join(".claude");
-    let before = snapshot(&claude);
+    let before = (folders(s.home()), snapshot(&dotfiles));
     let out = s.run(&["install", "claude-code", "--write"]);
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.matches("os error").count(), 1, "{err}");
-    assert_eq!(snapshot(&claude), before, "half installed");
-    assert!(!claude.join("settings.json").exists());
+    assert_eq!(
+        (folders(s.home()), snapshot(&dotfiles)),
+        before,
+        "half installed"
+    );
+    assert!(!s.home().join(".claude").exists());
 }
 
 #[test]
@@ -1023,6 +1219,7 @@ fn every_host_spec_loads_names_its_fixtures_round_trips_and_runs_its_hooks() {
                 project: s.project.clone(),
                 exe: PathBuf::from(exe()),
                 hook_exe: PathBuf::from(hook_exe()),
+                created: created::Record::in_data_dir(&s.env.data()),
             };
             let scope = if project { Scope::Project } else { Scope::User };
             let placed: Vec<(&spec::ConfigFile, PathBuf)> = spec

@@ -18,6 +18,7 @@ mod support;
 
 mod backfill;
 mod bad_input;
+mod block;
 mod change;
 mod cli;
 mod compress;
@@ -40,6 +41,7 @@ mod ops;
 mod parity;
 mod project_keys;
 mod provider;
+mod readme;
 mod recall;
 mod redaction;
 mod review;

@@ -369,8 +369,15 @@ fn connect_prints_the_command_and_the_entry() {
     let env = Env::new();
     let out = env.cmd().args(["connect", "claude-code"]).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
+    // Both ways to connect, each with when it is the one to use.
     assert!(
-        text.starts_with("Run this:\n  claude mcp add --scope user aletheia -- /"),
+        text.contains(
+            "To connect Claude Code, run one of:\n  aletheia install claude-code --write\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  claude mcp add --scope user aletheia -- /"),
         "{text}"
     );
     // The dry run lists each entry install would write, the MCP server's among them.

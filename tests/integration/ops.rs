@@ -523,6 +523,11 @@ fn table() -> Vec<Row> {
             |p| json!({ "project": p.project, "include_superseded": true }),
         ),
         row("list_facts", Filtered, |_| json!({ "subject": "ledger" })),
+        row(
+            "fact_subjects",
+            NamesProject,
+            |p| json!({ "project": p.project, "include_superseded": true }),
+        ),
         // As list_rules: a limited caller sees its default project's rules.
         row("list_all_rules", Filtered, |_| json!({})),
         row("pin_memory", ById, |p| json!({ "id": p.memory })),

@@ -10,6 +10,8 @@
 //! - errors must carry the same message (MCP: a tool result with `isError`; CLI: `aletheia:
 //!   MESSAGE` on stderr and exit 1), except that a bad value for an enum flag stops at clap on
 //!   the command line (see [`Expect::Usage`]);
+//! - where the command line words an answer itself (see [`Expect::Own`]), each front end's
+//!   text is pinned;
 //! - `--json` must print one line whose fields say what the MCP text says;
 //! - and a tool MCP lists with no row here fails the suite, so a new tool cannot skip the check.
 //!
@@ -269,6 +271,30 @@ enum Expect {
     /// exiting 1, while MCP fails in the operation. That framing differs (a known, reported
     /// divergence); what this holds is that both give the value's own parser message.
     Usage,
+    /// The command line words this answer itself, and both texts are pinned here: it refuses an
+    /// id or a name that is not there (exit 1, by its exit rule, `src/cli/exit.rs`) where MCP
+    /// answers with a note, names its own flags where MCP names the tool's field, and says
+    /// where a rule applies and how to sync it where MCP points at the dashboard. `cli_fails`:
+    /// whether the command line exits 1; `cli` and `mcp`: how each text starts.
+    Own {
+        cli_fails: bool,
+        cli: &'static str,
+        mcp: &'static str,
+    },
+}
+
+impl Expect {
+    /// Whether the command line succeeds (a write then may change the store).
+    fn cli_succeeds(self) -> bool {
+        matches!(
+            self,
+            Expect::Ok
+                | Expect::Own {
+                    cli_fails: false,
+                    ..
+                }
+        )
+    }
 }
 
 /// One request, as MCP arguments and as a command line.
@@ -313,6 +339,25 @@ fn usage(tool: &'static str, args: Value, argv: &[&'static str]) -> Row {
     row(Expect::Usage, tool, args, argv)
 }
 
+/// A row whose command line answer is its own (see [`Expect::Own`]).
+fn own(
+    tool: &'static str,
+    args: Value,
+    argv: &[&'static str],
+    (cli_fails, cli, mcp): (bool, &'static str, &'static str),
+) -> Row {
+    row(
+        Expect::Own {
+            cli_fails,
+            cli,
+            mcp,
+        },
+        tool,
+        args,
+        argv,
+    )
+}
+
 /// The read-only tools: every row runs against one seeded store.
 #[rustfmt::skip]
 fn read_rows() -> Vec<Row> {
@@ -331,8 +376,8 @@ fn read_rows() -> Vec<Row> {
         ok("search", json!({"query": "zebra"}), &["search", "zebra"]),
         ok("search", json!({"file": "src/checkout.ts"}), &["search", "--file", "src/checkout.ts"]),
         ok("search", json!({"file": "checkout.ts", "file_suffix": true}), &["search", "--file", "checkout.ts", "--file-suffix"]),
-        err("search", json!({"query": "   "}), &["search", "   "]),
-        err("search", json!({}), &["search"]),
+        own("search", json!({"query": "   "}), &["search", "   "], (true, "Nothing to search for: give words (aletheia search WORDS) or a file path (aletheia search --file PATH).", "query is required.")),
+        own("search", json!({}), &["search"], (true, "Nothing to search for: give words", "query is required.")),
         err("search", json!({"query": "pnpm", "since": "someday"}), &["search", "pnpm", "--since", "someday"]),
         err("search", json!({"query": "pnpm", "offset": -1}), &["search", "pnpm", "--offset=-1"]),
         usage("search", json!({"query": "pnpm", "type": "idea"}), &["search", "pnpm", "--type", "idea"]),
@@ -340,13 +385,13 @@ fn read_rows() -> Vec<Row> {
         ok("timeline", json!({"anchor": 3}), &["timeline", "--anchor", "3"]),
         ok("timeline", json!({"query": "VPN", "before": 1, "after": 1}), &["timeline", "--query", "VPN", "--before", "1", "--after", "1"]),
         ok("timeline", json!({"anchor": 4, "project": "shop", "before": 2, "after": 2}), &["timeline", "--anchor", "4", "--project", "shop", "--before", "2", "--after", "2"]),
-        ok("timeline", json!({"anchor": 5, "project": "shop"}), &["timeline", "--anchor", "5", "--project", "shop"]),
-        ok("timeline", json!({"anchor": 999}), &["timeline", "--anchor", "999"]),
+        own("timeline", json!({"anchor": 5, "project": "shop"}), &["timeline", "--anchor", "5", "--project", "shop"], (true, "No memory #5 in shop to show: none there has that id, or it is dismissed.", "Nothing to anchor on.")),
+        own("timeline", json!({"anchor": 999}), &["timeline", "--anchor", "999"], (true, "No memory #999 to show: none has that id, or it is dismissed.", "Nothing to anchor on.")),
         err("timeline", json!({}), &["timeline"]),
         // get_observations
         ok("get_observations", json!({"ids": [1, 4, 2]}), &["observations", "1", "4", "2"]),
         ok("get_observations", json!({"ids": [7]}), &["observations", "7"]),
-        ok("get_observations", json!({"ids": [999]}), &["observations", "999"]),
+        own("get_observations", json!({"ids": [999]}), &["observations", "999"], (true, "No memory #999 to show: none has that id, or it is dismissed.", "No memories with those ids.")),
         // session_start_context
         ok("session_start_context", json!({}), &["context"]),
         ok("session_start_context", json!({"project": "billing", "limit": 1}), &["context", "--project", "billing", "--limit", "1"]),
@@ -363,8 +408,8 @@ fn read_rows() -> Vec<Row> {
         // work_state_read
         ok("work_state_read", json!({"list": "todo"}), &["list", "read", "todo"]),
         ok("work_state_read", json!({"list": " todo "}), &["list", "read", " todo "]),
-        ok("work_state_read", json!({"list": "todo", "project": "billing"}), &["list", "read", "todo", "--project", "billing"]),
-        ok("work_state_read", json!({"list": "nope"}), &["list", "read", "nope"]),
+        own("work_state_read", json!({"list": "todo", "project": "billing"}), &["list", "read", "todo", "--project", "billing"], (true, "No list named \"todo\" in billing.", "No list named \"todo\"")),
+        own("work_state_read", json!({"list": "nope"}), &["list", "read", "nope"], (true, "No list named \"nope\" in shop.", "No list named \"nope\"")),
         err("work_state_read", json!({"list": " "}), &["list", "read", " "]),
     ]
 }
@@ -384,9 +429,11 @@ fn write_rows() -> Vec<Row> {
         err("save_memory", json!({"text": "   "}), &["save", "   "]),
         usage("save_memory", json!({"text": "x", "type": "idea"}), &["save", "x", "--type", "idea"]),
         // add_rule
-        ok("add_rule", json!({"then": "Use pnpm", "when": "installing packages", "scopeTier": "project", "scopeName": "shop", "evidence_memory_ids": [1], "evidence_fact_ids": [2]}),
-            &["rules", "add", "Use pnpm", "--when", "installing packages", "--scope-tier", "project", "--scope-name", "shop", "--evidence-memory", "1", "--evidence-fact", "2"]),
-        ok("add_rule", json!({"then": "Keep commits small"}), &["rules", "add", "Keep commits small"]),
+        own("add_rule", json!({"then": "Use pnpm", "when": "installing packages", "scopeTier": "project", "scopeName": "shop", "evidence_memory_ids": [1], "evidence_fact_ids": [2]}),
+            &["rules", "add", "Use pnpm", "--when", "installing packages", "--scope-tier", "project", "--scope-name", "shop", "--evidence-memory", "1", "--evidence-fact", "2"],
+            (false, "Rule saved (r_35abb28848) [project: shop]: only that project's sessions start with it; for every project, add it without --scope-tier. `aletheia rules sync` writes", "Rule saved (r_35abb28848). The owner syncs rules to tools from the Rules page.")),
+        own("add_rule", json!({"then": "Keep commits small"}), &["rules", "add", "Keep commits small"],
+            (false, "Rule saved (r_b8fa1cd82b) [everywhere]: sessions in every project start with it; to keep a rule to this project, add it with --scope-tier project --scope-name shop.", "Rule saved (r_b8fa1cd82b). The owner syncs rules to tools from the Rules page.")),
         ok("add_rule", json!({"then": "Run the tests before you commit", "when": "you are about to commit"}),
             &["rules", "add", "Run the tests before you commit", "--when", "you are about to commit"]),
         err("add_rule", json!({"then": "x", "scopeTier": "project"}), &["rules", "add", "x", "--scope-tier", "project"]),
@@ -427,6 +474,19 @@ fn mismatch(row: &Row, cli: &Outcome, mcp: &Outcome) -> Option<String> {
             support::ages(as_terminal(m, c)) == support::ages(c)
         }
         (Expect::Err, Outcome::Err(c), Outcome::Err(m)) => c == m,
+        (
+            Expect::Own {
+                cli_fails,
+                cli: own_cli,
+                mcp: own_mcp,
+            },
+            Outcome::Ok(c) | Outcome::Err(c),
+            Outcome::Ok(m) | Outcome::Err(m),
+        ) => {
+            matches!(cli, Outcome::Err(_)) == cli_fails
+                && c.starts_with(own_cli)
+                && m.starts_with(own_mcp)
+        }
         // clap says `error: invalid value 'V' for '--flag <F>': MESSAGE`, MCP says
         // `field: MESSAGE`; the MESSAGE, from the value's own parser, must be the same.
         (Expect::Usage, Outcome::Usage(c), Outcome::Err(m)) => {
@@ -611,7 +671,7 @@ fn a_failed_write_leaves_the_store_as_seeded() {
     // so an error row that wrote something on both sides alike still fails.
     let start = now_ms();
     let untouched = contents(&seeded(), start);
-    for row in write_rows().iter().filter(|r| r.expect != Expect::Ok) {
+    for row in write_rows().iter().filter(|r| !r.expect.cli_succeeds()) {
         let env = seeded();
         cli(&env, &row.argv, row.stdin);
         if let Some(why) = contents_diff(&untouched, &contents(&env, start)) {

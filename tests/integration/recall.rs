@@ -454,10 +454,13 @@ fn observations_show_full_records_and_skip_unknown_ids() {
          {a} [decision] Use pnpm, not npm\nshop · 2026-10-29T19:00:00.000Z · source: note by cli, AGE\nUse pnpm, not npm, in the shop repo\n"
     );
     assert_eq!(text, expected);
+    // An id that is not there is refused, by the command line's exit rule.
     let out = env.cmd().args(["observations", "999"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "");
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "No memories with those ids.\n"
+        String::from_utf8(out.stderr).unwrap(),
+        "aletheia: No memory #999 to show: none has that id, or it is dismissed.\n"
     );
 }
 

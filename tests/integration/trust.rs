@@ -199,7 +199,10 @@ fn at_propose_a_clients_memory_waits_and_a_rejected_one_never_shows() {
         !shown.contains("blue cluster") && !shown.contains("Fridays"),
         "{shown}"
     );
-    assert!(p.ok(&["list", "read", "todo"]).starts_with("No list named"));
+    // The proposed list was never written: reading it is refused as a name that is not there.
+    let out = p.run(&["list", "read", "todo"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("No list named"));
 
     let listed = p.ok(&["review", "list"]);
     assert!(

@@ -39,13 +39,30 @@ async fn projects(d: &Dash) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// What a memory is, in words: its kind (where it came from: a note, a prompt, a summary…),
+/// led by its type when the type says more than "note": `note`, `prompt`, `decision note`,
+/// `bugfix observation`. `None` for a plain note, which needs no word on a timeline.
+fn what(m: &Memory) -> Option<String> {
+    match (m.mtype, m.kind) {
+        (MemoryType::Note, Kind::Note) => None,
+        (MemoryType::Note, kind) => Some(kind.as_str().to_owned()),
+        (ty, kind) => Some(format!("{} {}", ty.as_str(), kind.as_str())),
+    }
+}
+
+/// The one badge saying what a memory is (see [`what`]), its type and kind spelled out on hover.
+fn what_badge(m: &Memory) -> String {
+    format!(
+        "<span class=\"badge what\" title=\"type: {} · kind: {}\">{}</span>",
+        escape(m.mtype.as_str()),
+        escape(m.kind.as_str()),
+        escape(&what(m).unwrap_or_else(|| m.kind.as_str().to_owned()))
+    )
+}
+
 /// One memory as a list row; `replaced_by` when a search found it replaced by a newer one.
 fn row(m: &Memory, replaced_by: Option<i64>) -> String {
-    let mut badges = format!(
-        "<span class=\"badge\">{}</span><span class=\"badge\">{}</span>",
-        escape(m.mtype.as_str()),
-        escape(m.kind.as_str())
-    );
+    let mut badges = what_badge(m);
     if m.pinned {
         badges.push_str("<span class=\"badge pin\">pinned</span>");
     }
@@ -226,14 +243,13 @@ async fn detail(d: St, Path(id): Path<i64>, RawQuery(q): RawQuery) -> Response {
     let mut h = String::new();
     let _ = write!(
         h,
-        "<div class=\"meta\">#{id} · {when} · <a href=\"/?project={pq}\">{project}</a> · {tool} · \
-         <span class=\"badge\">{ty}</span><span class=\"badge\">{kind}</span>{pin}{off}</div>",
+        "<div class=\"meta\">#{id} · {when} · <a href=\"/?project={pq}\">{project}</a> · {tool} \
+         {what}{pin}{off}</div>",
         when = time(m.created_at),
         pq = escape(&url(&m.project)),
         project = escape(&m.project),
         tool = escape(&m.host),
-        ty = escape(m.mtype.as_str()),
-        kind = escape(m.kind.as_str()),
+        what = what_badge(m),
         pin = if m.pinned {
             "<span class=\"badge pin\">pinned</span>"
         } else {
@@ -379,7 +395,7 @@ async fn detail(d: St, Path(id): Path<i64>, RawQuery(q): RawQuery) -> Response {
             for r in &t.rows {
                 let _ = write!(
                     h,
-                    "<li{cls}><a href=\"/memories/{id}\">{title}</a> <span class=\"muted\">{when} · {ty}</span></li>",
+                    "<li{cls}><a href=\"/memories/{id}\">{title}</a> <span class=\"muted\">{when}{what}</span></li>",
                     cls = if r.id == t.anchor {
                         " class=\"anchor\" aria-current=\"true\""
                     } else {
@@ -388,7 +404,9 @@ async fn detail(d: St, Path(id): Path<i64>, RawQuery(q): RawQuery) -> Response {
                     id = r.id,
                     title = escape(&snippet(&r.title, 140)),
                     when = time(r.created_at),
-                    ty = escape(r.mtype.as_str()),
+                    what = what(r)
+                        .map(|w| format!(" · {}", escape(&w)))
+                        .unwrap_or_default(),
                 );
             }
             h.push_str("</ol>");
@@ -536,5 +554,55 @@ async fn act(d: St, Path((id, action)): Path<(i64, String)>, body: Bytes) -> Res
     match out {
         Ok(code) => done(&format!("/memories/{id}?ok={code}")),
         Err(e) => error_page(&e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory(mtype: MemoryType, kind: Kind) -> Memory {
+        Memory {
+            id: 1,
+            uid: "u1".into(),
+            project: "<b>shop</b>".into(),
+            kind,
+            mtype,
+            title: "<script>alert(1)</script>".into(),
+            text: "<script>alert(1)</script>".into(),
+            host: "api".into(),
+            session_id: None,
+            files: vec![],
+            pinned: false,
+            dismissed: false,
+            created_at: 1_785_000_000_000,
+        }
+    }
+
+    #[test]
+    fn a_memory_says_what_it_is_in_one_badge_and_never_note_note() {
+        let plain = memory(MemoryType::Note, Kind::Note);
+        assert_eq!(what(&plain), None);
+        assert_eq!(
+            what_badge(&plain),
+            "<span class=\"badge what\" title=\"type: note · kind: note\">note</span>"
+        );
+        assert_eq!(
+            what(&memory(MemoryType::Note, Kind::Prompt)).as_deref(),
+            Some("prompt")
+        );
+        assert_eq!(
+            what(&memory(MemoryType::Decision, Kind::Note)).as_deref(),
+            Some("decision note")
+        );
+        for t in MemoryType::ALL {
+            for k in Kind::ALL {
+                let m = memory(*t, *k);
+                let r = row(&m, None);
+                assert_eq!(r.matches("class=\"badge what\"").count(), 1, "{r}");
+                assert!(!r.contains(">note note<"), "{r}");
+                assert!(!r.contains("<script>") && !r.contains("<b>"), "{r}");
+            }
+        }
     }
 }

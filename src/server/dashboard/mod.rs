@@ -129,6 +129,45 @@ fn snippet(s: &str, max: usize) -> String {
     crate::model::cut_chars(flat.trim(), max)
 }
 
+/// `n` with its digits grouped by threes: `1,000,000` (a count below zero, which no count is,
+/// as 0).
+fn grouped(n: impl TryInto<u64>) -> String {
+    let digits = n.try_into().unwrap_or(0).to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `n` and the noun that goes with it: `1 new fact`, `3 new facts`.
+fn count(n: impl TryInto<u64>, one: &str, many: &str) -> String {
+    let n: u64 = n.try_into().unwrap_or(0);
+    format!("{} {}", grouped(n), if n == 1 { one } else { many })
+}
+
+/// The start of a table of `heads` (an empty head for a column of buttons), inside a region
+/// that scrolls sideways when the table is wider than the page: on a phone the table keeps its
+/// columns readable and scrolls, rather than squeezing them until words break. `label` names
+/// the region for a screen reader. End it with [`TABLE_END`].
+fn table(label: &str, heads: &[&str]) -> String {
+    let mut h = format!(
+        "<div class=\"table-scroll\" role=\"region\" aria-label=\"{}\" tabindex=\"0\"><table class=\"rows\"><thead><tr>",
+        escape(label)
+    );
+    for head in heads {
+        let _ = write!(h, "<th scope=\"col\">{}</th>", escape(head));
+    }
+    h.push_str("</tr></thead><tbody>");
+    h
+}
+
+/// The end of a [`table`].
+const TABLE_END: &str = "</tbody></table></div>";
+
 /// The navigation's sections.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Nav {
@@ -450,6 +489,33 @@ mod tests {
             t,
             "<time datetime=\"2026-07-25T17:20:00.000Z\">2026-07-25 17:20 UTC</time>"
         );
+    }
+
+    #[test]
+    fn numbers_read_as_words_and_grouped_digits() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(1_000_000), "1,000,000");
+        assert_eq!(count(1, "new fact", "new facts"), "1 new fact");
+        assert_eq!(count(0, "new fact", "new facts"), "0 new facts");
+        assert_eq!(count(12_345, "call", "calls"), "12,345 calls");
+    }
+
+    #[test]
+    fn a_table_scrolls_in_its_own_region_and_escapes_its_heads() {
+        let h = table("Jobs <b>", &["Job", "<i>x</i>", ""]);
+        assert!(
+            h.starts_with(
+                "<div class=\"table-scroll\" role=\"region\" aria-label=\"Jobs &lt;b&gt;\""
+            ),
+            "{h}"
+        );
+        assert!(
+            h.contains("<th scope=\"col\">&lt;i&gt;x&lt;/i&gt;</th><th scope=\"col\"></th>"),
+            "{h}"
+        );
+        assert!(!h.contains("<i>"));
     }
 
     #[test]

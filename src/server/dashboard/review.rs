@@ -1,8 +1,11 @@
 //! The review inbox and clients' trust: what clients proposed and the facts that disagree,
 //! each with what, from whom, when and why it waits; and the level each client writes at.
 
-use super::truths::{FACT_HEAD, fact_row};
-use super::{Dash, Nav, St, done, error_page, escape, field, notice, options, page, query, time};
+use super::truths::{fact_row, fact_table};
+use super::{
+    Dash, Nav, St, TABLE_END, done, error_page, escape, field, notice, options, page, query, table,
+    time,
+};
 use crate::ops::OpError;
 use crate::ops::review::{ProposalAccept, ProposalReject, ReviewAccept, ReviewList, ReviewReject};
 use crate::ops::trust::{Level, ListTrust, SetTrust};
@@ -41,14 +44,18 @@ async fn review(d: St, RawQuery(q): RawQuery) -> Response {
         h.push_str("<p>Nothing waits for review.</p>");
     }
     if !inbox.proposals.is_empty() {
-        h.push_str("<section class=\"review\"><h2>Proposed by clients</h2><table class=\"rows\"><thead><tr><th>What</th><th>Project</th><th>From</th><th>When</th><th>Why it waits</th><th></th></tr></thead><tbody>");
+        h.push_str("<section class=\"review\"><h2>Proposed by clients</h2>");
+        h.push_str(&table(
+            "Proposed by clients",
+            &["What", "Project", "From", "When", "Why it waits", ""],
+        ));
         for p in &inbox.proposals {
             let base = format!("/review/proposals/{}", p.id);
             let _ = write!(
                 h,
-                "<tr><td data-label=\"What\">p{id} {summary}</td><td data-label=\"Project\">{project}</td>\
-                 <td data-label=\"From\">{client}</td><td data-label=\"When\">{when}</td>\
-                 <td data-label=\"Why\">{why}</td><td>{accept}{reject}</td></tr>",
+                "<tr><td class=\"text\">p{id} {summary}</td><td>{project}</td>\
+                 <td>{client}</td><td>{when}</td>\
+                 <td class=\"text\">{why}</td><td class=\"buttons\">{accept}{reject}</td></tr>",
                 id = p.id,
                 summary = escape(&p.summary),
                 project = if p.project.is_empty() {
@@ -63,7 +70,8 @@ async fn review(d: St, RawQuery(q): RawQuery) -> Response {
                 reject = d.button(&format!("{base}/reject"), &[], "Reject", "danger"),
             );
         }
-        h.push_str("</tbody></table></section>");
+        h.push_str(TABLE_END);
+        h.push_str("</section>");
     }
     for r in &inbox.facts {
         let _ = write!(
@@ -72,7 +80,7 @@ async fn review(d: St, RawQuery(q): RawQuery) -> Response {
             escape(&r.project),
             time(r.created_at)
         );
-        let _ = write!(h, "<table class=\"rows\">{FACT_HEAD}<tbody>");
+        h.push_str(&fact_table("Facts that disagree"));
         for f in &r.facts {
             let base = format!("/review/{}", f.id);
             let buttons = format!(
@@ -82,7 +90,8 @@ async fn review(d: St, RawQuery(q): RawQuery) -> Response {
             );
             h.push_str(&fact_row(f, "", &buttons));
         }
-        h.push_str("</tbody></table></section>");
+        h.push_str(TABLE_END);
+        h.push_str("</section>");
     }
     page("Review", Nav::Review, notice(&q), &h)
 }
@@ -148,12 +157,12 @@ async fn trust(d: St, RawQuery(q): RawQuery) -> Response {
         "<p class=\"muted\">How far each connected client's writes are trusted. <strong>read</strong>: every write refused. <strong>propose</strong>: what it writes waits on the <a href=\"/review\">Review</a> page. <strong>write</strong>: written directly. A client with no level here writes memories directly and proposes rules, since a rule reaches every session. An MCP client is named as it names itself; a hub token as token:ID.</p>",
     );
     if !levels.clients.is_empty() {
-        h.push_str("<table class=\"rows\"><thead><tr><th>Client</th><th>Level</th><th>Set</th><th></th></tr></thead><tbody>");
+        h.push_str(&table("Clients", &["Client", "Level", "Set", ""]));
         for c in &levels.clients {
             let _ = write!(
                 h,
-                "<tr><td data-label=\"Client\">{client}</td><td data-label=\"Level\"><span class=\"badge\">{level}</span></td>\
-                 <td data-label=\"Set\">{set}</td><td>{reset}</td></tr>",
+                "<tr><td>{client}</td><td><span class=\"badge\">{level}</span></td>\
+                 <td>{set}</td><td class=\"buttons\">{reset}</td></tr>",
                 client = escape(&c.client),
                 level = escape(&c.level),
                 set = time(c.set_at),
@@ -165,7 +174,7 @@ async fn trust(d: St, RawQuery(q): RawQuery) -> Response {
                 ),
             );
         }
-        h.push_str("</tbody></table>");
+        h.push_str(TABLE_END);
     }
     let _ = write!(
         h,

@@ -1,7 +1,10 @@
 //! Rules: the list, adding one, confirming, disabling and enabling, and "sync to tools", which
 //! writes the enabled rules into each connected tool's rule file (`sync_rules`).
 
-use super::{Dash, Nav, St, done, error_page, escape, field, notice, options, page, query, time};
+use super::{
+    Dash, Nav, St, TABLE_END, done, error_page, escape, field, notice, options, page, query, table,
+    time,
+};
 use crate::ops::curate::{ListAllRules, SetRuleEnabled};
 use crate::ops::rules::{AddRule, ConfirmRule, ScopeTier, SyncRules};
 use axum::Router;
@@ -30,7 +33,10 @@ async fn list(d: St, RawQuery(q): RawQuery) -> Response {
     if rules.is_empty() {
         h.push_str("<p class=\"muted\">No rules yet.</p>");
     } else {
-        h.push_str("<table class=\"rows\"><thead><tr><th>Rule</th><th>Scope</th><th>Source</th><th>Confirmed</th><th></th></tr></thead><tbody>");
+        h.push_str(&table(
+            "Rules",
+            &["Rule", "Scope", "Source", "Confirmed", ""],
+        ));
         for lr in &rules {
             let r = &lr.rule;
             let base = format!("/rules/{}", r.id);
@@ -52,9 +58,9 @@ async fn list(d: St, RawQuery(q): RawQuery) -> Response {
                 .unwrap_or_default();
             let _ = write!(
                 h,
-                "<tr class=\"{cls}\"><td data-label=\"Rule\">{when}{then}{recheck}{off}<div class=\"muted\"><code>{id}</code></div></td>\
-                 <td data-label=\"Scope\">{scope}</td><td data-label=\"Source\">{source}</td>\
-                 <td data-label=\"Confirmed\">{confirmed}</td><td>{actions}</td></tr>",
+                "<tr class=\"{cls}\"><td class=\"text\">{when}{then}{recheck}{off}<div class=\"muted\"><code>{id}</code></div></td>\
+                 <td>{scope}</td><td>{source}</td>\
+                 <td>{confirmed}</td><td class=\"buttons\">{actions}</td></tr>",
                 cls = if lr.enabled { "" } else { "off" },
                 then = escape(&r.then),
                 off = if lr.enabled {
@@ -63,12 +69,12 @@ async fn list(d: St, RawQuery(q): RawQuery) -> Response {
                     " <span class=\"badge off\">disabled</span>"
                 },
                 id = escape(&r.id),
-                scope = escape(&r.scope()),
+                scope = escape(&scope(&r.scope_tier, &r.scope_name)),
                 source = escape(&r.source),
                 confirmed = time(r.confirmed_at),
             );
         }
-        h.push_str("</tbody></table>");
+        h.push_str(TABLE_END);
     }
     let tiers = ["everywhere", "project", "situation"];
     let _ = write!(
@@ -90,6 +96,15 @@ async fn list(d: St, RawQuery(q): RawQuery) -> Response {
         button = d.button("/rules/sync", &[], "Sync to tools", ""),
     );
     page("Rules", Nav::Rules, notice(&q), &h)
+}
+
+/// Where a rule holds, in words: `everywhere`, `project: shop`.
+fn scope(tier: &str, name: &str) -> String {
+    if tier == "everywhere" {
+        tier.to_owned()
+    } else {
+        format!("{tier}: {name}")
+    }
 }
 
 async fn add(d: St, body: Bytes) -> Response {
@@ -173,11 +188,11 @@ async fn sync(d: St, body: Bytes) -> Response {
     if r.tools.is_empty() {
         h.push_str("<p>No tool is connected here, so nothing was written: connect one with <code>aletheia install TOOL --write</code>.</p>");
     } else {
-        h.push_str("<table class=\"rows\"><thead><tr><th>File</th><th>Tools</th><th>Done</th></tr></thead><tbody>");
+        h.push_str(&table("Files written", &["File", "Tools", "Done"]));
         for f in &r.files {
             let _ = write!(
                 h,
-                "<tr><td data-label=\"File\"><code>{}</code></td><td data-label=\"Tools\">{}</td><td data-label=\"Done\">{}{}</td></tr>",
+                "<tr><td class=\"text\"><code>{}</code></td><td>{}</td><td>{}{}</td></tr>",
                 escape(&f.path.display().to_string()),
                 escape(&f.hosts.join(", ")),
                 escape(f.action.as_str()),
@@ -187,7 +202,7 @@ async fn sync(d: St, body: Bytes) -> Response {
                     .unwrap_or_default()
             );
         }
-        h.push_str("</tbody></table>");
+        h.push_str(TABLE_END);
     }
     h.push_str("<p><a href=\"/rules\">Back to the rules</a></p>");
     page("Rules synced", Nav::Rules, None, &h)

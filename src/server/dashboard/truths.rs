@@ -1,7 +1,8 @@
 //! Facts: the list and one subject's history (facts that disagree wait on the review page).
 
 use super::{
-    Dash, Nav, St, done, error_page, escape, field, notice, options, page, query, time, url,
+    Dash, Nav, St, TABLE_END, done, error_page, escape, field, notice, options, page, query, table,
+    time, url,
 };
 use crate::ops::curate::{ListFacts, ListProjects};
 use crate::ops::memories::{DismissMemory, RestoreMemory};
@@ -13,7 +14,6 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery};
 use axum::response::Response;
 use axum::routing::{get, post};
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 pub(super) fn routes() -> Router<Arc<Dash>> {
@@ -23,7 +23,21 @@ pub(super) fn routes() -> Router<Arc<Dash>> {
         .route("/facts/{id}/{action}", post(fact_action))
 }
 
-pub(super) const FACT_HEAD: &str = "<thead><tr><th>Subject</th><th>Predicate</th><th>Object</th><th>Confidence</th><th>Held</th><th>Source</th><th></th></tr></thead>";
+/// The start of a table of facts, named `label`; end it with [`TABLE_END`].
+pub(super) fn fact_table(label: &str) -> String {
+    table(
+        label,
+        &[
+            "Subject",
+            "Predicate",
+            "Object",
+            "Confidence",
+            "Held",
+            "Source",
+            "",
+        ],
+    )
+}
 
 /// A fact as a table row; `actions` is the last cell's HTML.
 pub(super) fn fact_row(f: &Fact, extra_class: &str, actions: &str) -> String {
@@ -36,10 +50,10 @@ pub(super) fn fact_row(f: &Fact, extra_class: &str, actions: &str) -> String {
         None => String::new(),
     };
     format!(
-        "<tr class=\"{cls}\"><td data-label=\"Subject\"><a href=\"/facts/history?subject={s}&amp;project={p}\">{subject}</a> <span class=\"muted\">{project}</span></td>\
-         <td data-label=\"Predicate\">{pred}</td><td data-label=\"Object\"><strong>{obj}</strong></td>\
-         <td data-label=\"Confidence\">{conf:.2}</td><td data-label=\"Held\">{held}</td>\
-         <td data-label=\"Source\">{source}{from}</td><td>{actions}</td></tr>",
+        "<tr class=\"{cls}\"><td><a href=\"/facts/history?subject={s}&amp;project={p}\">{subject}</a> <span class=\"muted\">{project}</span></td>\
+         <td>{pred}</td><td class=\"text\"><strong>{obj}</strong></td>\
+         <td>{conf:.2}</td><td>{held}</td>\
+         <td>{source}{from}</td><td class=\"buttons\">{actions}</td></tr>",
         cls = escape(extra_class),
         s = escape(&url(&f.subject)),
         p = escape(&url(&f.project)),
@@ -89,7 +103,7 @@ async fn list(d: St, RawQuery(q): RawQuery) -> Response {
     if facts.is_empty() {
         h.push_str("<p class=\"muted\">No facts yet: they come from compressing finished sessions (see Jobs).</p>");
     } else {
-        let _ = write!(h, "<table class=\"rows\">{FACT_HEAD}<tbody>");
+        h.push_str(&fact_table("Facts"));
         for lf in &facts {
             let f = &lf.fact;
             let base = format!("/facts/{}", f.id);
@@ -106,7 +120,7 @@ async fn list(d: St, RawQuery(q): RawQuery) -> Response {
             };
             h.push_str(&fact_row(f, cls, &button));
         }
-        h.push_str("</tbody></table>");
+        h.push_str(TABLE_END);
     }
     page("Facts", Nav::Facts, notice(&q), &h)
 }
@@ -130,12 +144,12 @@ async fn history(d: St, RawQuery(q): RawQuery) -> Response {
     let mut h = String::from(
         "<p class=\"muted\">Every fact about this subject, oldest first; replaced ones are greyed.</p>",
     );
-    let _ = write!(h, "<table class=\"rows\">{FACT_HEAD}<tbody>");
+    h.push_str(&fact_table("History"));
     for f in &r.facts {
         let cls = if f.valid_to.is_some() { "old" } else { "" };
         h.push_str(&fact_row(f, cls, ""));
     }
-    h.push_str("</tbody></table>");
+    h.push_str(TABLE_END);
     page(&format!("History of “{}”", r.subject), Nav::Facts, None, &h)
 }
 

@@ -85,7 +85,7 @@ use super::{Inserted, MemoryFilter, QueuedSession, Rescrubbed, Store, StoreError
 use crate::history::sync::{Page, Pinned, Push, Refusal};
 use crate::model::{Fact, Memory, NewMemory, Review, Rule};
 use crate::redact::{Redacted, Redactor};
-use crate::store::fact_queries::HistoryQuery;
+use crate::store::fact_queries::{HistoryQuery, Subjects};
 use crate::sync::item::Batch;
 use std::collections::HashSet;
 
@@ -293,6 +293,15 @@ contract! {
         fn facts_of_memory(&self, memory_id: i64) -> Result<Vec<Fact>, StoreError>;
         /// A subject's facts through time.
         fn fact_history(&self, q: &HistoryQuery) -> Result<Vec<Fact>, StoreError>;
+        /// The facts through time of every subject holding each word of `q.subject`.
+        fn fact_history_by_words(&self, q: &HistoryQuery) -> Result<Vec<Fact>, StoreError>;
+        /// The subjects of facts with their counts, most facts first.
+        fn fact_subjects(
+            &self,
+            project: Option<&str>,
+            include_superseded: bool,
+            limit: usize,
+        ) -> Result<Subjects, StoreError>;
         /// Tied facts waiting for a decision.
         fn open_fact_reviews(&self, project: Option<&str>) -> Result<Vec<Review>, StoreError>;
         /// Facts for curation, each with whether it is dismissed.
