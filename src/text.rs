@@ -723,8 +723,17 @@ pub fn rule_added(
         return format!("That rule is already saved ({}).", r.id);
     }
     let name = name.trim();
+    // Quoted when the shell would split or read it, so the command can be pasted as it is.
+    let quoted = if project
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+    {
+        project.to_owned()
+    } else {
+        format!("'{}'", project.replace('\'', r"'\''"))
+    };
     let to_this_project = format!(
-        "to keep a rule to this project, add it with --scope-tier project --scope-name {project}"
+        "to keep a rule to this project, add it with --scope-tier project --scope-name {quoted}"
     );
     let reach = match tier {
         ScopeTier::Everywhere => {

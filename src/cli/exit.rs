@@ -4,14 +4,17 @@
 //! - **0**: the command did what it was asked. A search or a listing that finds nothing has
 //!   done so too: `search`, `timeline --query`, `facts`, `rules list`, `review list` exit 0
 //!   and say on stdout that nothing matched.
-//! - **1**: it could not. That includes every command about one thing named by its id or name
+//! - **1**: it could not: a value the command refused (`search` with no words, a date it cannot
+//!   read), with the reason, or a failure on the way. That includes every command about one
+//!   thing named by its id or name
 //!   when that thing is not there (or is not the caller's to see): `observations`, `inspect`,
 //!   `edit`, `why`, `feedback`, `dismiss`, `restore`, `timeline --anchor`, `rules confirm`,
 //!   `review accept|reject`, `list read`. The reason is one line on stderr (`aletheia: No
 //!   memory #999.`), and stdout holds only what was found: `observations 1 999` prints #1,
 //!   then fails for #999.
-//! - **2**: it did not run as asked: the arguments were refused (clap's usage error), the
-//!   feature is not in this build, or `doctor` found something to fix.
+//! - **2**: it did not run as asked: the command line itself was refused (an unknown flag, a
+//!   missing argument: clap's usage error), the feature is not in this build, or `doctor` found
+//!   something to fix.
 //!
 //! `hook` is outside the rule: it always exits 0, so that a host never sees it fail.
 //!

@@ -17,8 +17,10 @@
 //! existed (backed up, and removed by uninstall only when nothing but our entries is left). A
 //! path that is not UTF-8 is never recorded, and fares the same, as does an entry lost when two
 //! aletheia commands change the record at the same moment (each reads it, then replaces it). The
-//! record file is removed once it lists nothing (with the data directory, if nothing else is in
-//! it), so install then uninstall leaves none. The rule files `rules sync` creates are recorded
+//! record file is removed once it lists nothing, so install then uninstall leaves none (the data
+//! directory itself stays: a hook may be creating the store in it). A recorded file that the
+//! user deleted and the host made again is still counted as aletheia's: it gets no backup, and
+//! uninstall removes it only when nothing but aletheia's entries is left in it. The rule files `rules sync` creates are recorded
 //! the same way, as they are written by the same code ([`super::atomic`]).
 
 use serde::{Deserialize, Serialize};
@@ -144,19 +146,18 @@ impl Record {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
                 _ => {}
             }
-            // Install may have made the data directory only to hold the record (no hook has run
-            // yet): leave no empty folder behind. `remove_dir` refuses one that holds anything,
-            // and aletheia makes the directory again when it needs it.
-            if let Some(dir) = self.file.parent() {
-                let _ = fs::remove_dir(dir);
-            }
+            // The data directory stays: a hook may be creating the store in it at this moment,
+            // and the user may have made it.
             return Ok(());
         }
         if let Some(dir) = self.file.parent() {
             fs::create_dir_all(dir)?;
         }
         let mut tmp = self.file.clone().into_os_string();
-        tmp.push(format!(".tmp-{}", std::process::id()));
+        // Two writers in one process (the dashboard's threads) never share a temporary file.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tmp.push(format!(".tmp-{}-{n}", std::process::id()));
         let json = serde_json::to_vec_pretty(entries).map_err(std::io::Error::other)?;
         fs::write(&tmp, json)
             .and_then(|()| fs::rename(&tmp, &self.file))
@@ -188,8 +189,8 @@ mod tests {
         record.forget(&[], &folders).unwrap();
         assert!(!record.path().exists());
         assert!(
-            !dir.path().join("data").exists(),
-            "nor the folder made for it"
+            dir.path().join("data").exists(),
+            "the data directory stays, for the store"
         );
     }
 

@@ -344,6 +344,17 @@ fn tail(text: &[u8], n: usize) -> String {
 }
 
 /// Kill `pid`'s process group (each command runs in a group of its own).
+/// A background server is stopped however the test ends, a panic included, so no `aletheia
+/// server` outlives its temporary HOME.
+impl Drop for Running {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            kill_group(self.child.id(), libc::SIGKILL);
+            let _ = self.child.wait();
+        }
+    }
+}
+
 fn kill_group(pid: u32, signal: i32) {
     // SAFETY: kill has no memory preconditions; the group is our own child's.
     unsafe { libc::kill(-(pid as i32), signal) };
@@ -400,7 +411,8 @@ impl Run {
 
     fn shell(&self, command: &str, dir: &Path) -> Command {
         let mut c = self.command("bash", dir);
-        c.arg("-c").arg(command);
+        // A pipeline fails when any command in it does (`aletheia man | man -l -`).
+        c.arg("-c").arg(format!("set -o pipefail; {command}"));
         c
     }
 

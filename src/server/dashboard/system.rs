@@ -392,8 +392,8 @@ fn store_html(r: &Report, h: &mut String) {
         ),
         (
             "Size",
-            // No file and no schema: the first event makes the store.
-            if s.size_bytes == 0 && s.schema_version.is_none() {
+            // No file yet: the first event makes the store.
+            if !s.exists {
                 "<span class=\"muted\">no file yet</span>".to_owned()
             } else {
                 escape(&size(s.size_bytes))
