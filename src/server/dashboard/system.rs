@@ -868,6 +868,7 @@ mod tests {
             last_capture: vec![("api".into(), "2026-07-25T17:20:00.000Z".into())],
             ..Report::default()
         };
+        report.store.exists = true;
         report.store.size_bytes = 390_400;
         report.store.schema_version = Some(11);
         report.store.fts_consistent = Some(true);
