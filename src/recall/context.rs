@@ -225,8 +225,9 @@ fn compressed_summary(
 }
 
 /// The freshest session's memories to print, oldest first: its requests, summaries and
-/// decisions, each noted in `shown` (as are the prompts a summary covers). A compressed session is told by its summary (the facts it yielded),
-/// not the prompts the summary covers; prompts sent after it are still listed.
+/// decisions, each noted in `shown` (as are the prompts a summary covers). A compressed session
+/// whose summary covers its message is told by that summary, not by the prompts it covers;
+/// otherwise by the message with the facts added. Prompts sent after it are still listed.
 fn last_session<'m>(
     store: &dyn Storage,
     window: &'m [Memory],
