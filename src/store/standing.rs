@@ -187,16 +187,7 @@ impl Store {
                 ))
                 .map_err(err)?;
             let rows = feedback
-                .query_map(params![project], |r| {
-                    Ok((
-                        r.get(0)?,
-                        Feedback {
-                            favourite: r.get(1)?,
-                            positive: r.get(2)?,
-                            negative: r.get(3)?,
-                        },
-                    ))
-                })
+                .query_map(params![project], |r| Ok((r.get(0)?, feedback_from(r, 1)?)))
                 .map_err(err)?;
             for row in rows {
                 let (id, f): (i64, Feedback) = row.map_err(err)?;
@@ -234,13 +225,7 @@ impl Store {
             tx.query_row(
                 "SELECT favourite, positive, negative FROM memory_feedback WHERE memory_id = ?1",
                 [id],
-                |r| {
-                    Ok(Feedback {
-                        favourite: r.get(0)?,
-                        positive: r.get(1)?,
-                        negative: r.get(2)?,
-                    })
-                },
+                |r| feedback_from(r, 0),
             )
             .map(Some)
         })
@@ -254,17 +239,20 @@ impl Store {
                 "SELECT favourite, positive, negative FROM memory_feedback WHERE memory_id = ?1",
             )
             .map_err(err)?
-            .query_row([id], |r| {
-                Ok(Feedback {
-                    favourite: r.get(0)?,
-                    positive: r.get(1)?,
-                    negative: r.get(2)?,
-                })
-            })
+            .query_row([id], |r| feedback_from(r, 0))
             .optional()
             .map(Option::unwrap_or_default)
             .map_err(err)
     }
+}
+
+/// The feedback in `r`'s columns from `first` on: favourite, positive, negative.
+fn feedback_from(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Feedback> {
+    Ok(Feedback {
+        favourite: r.get(first)?,
+        positive: r.get(first + 1)?,
+        negative: r.get(first + 2)?,
+    })
 }
 
 /// What `vote` sets: the favourite flag (`None`: unchanged), and what it adds to the helpful and
